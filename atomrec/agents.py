@@ -56,7 +56,7 @@ class RecAgent:
     name = 'rec-agent'
     def rank(self, case:dict, evidence:Evidence, features:dict)->dict: raise NotImplementedError
 
-# %% ../nbs/06_agents.ipynb #73677ca9
+# %% ../nbs/06_agents.ipynb #d4c0aafc
 STOPWORDS = set("""a an the and or of to in on for with by from at as is are was were be been being it its this that these those
 his her their our your my we you they he she i me him them us not no but if so than then too very can will just into over about
 after before under between through during out up down off again further once here there when where why how all any both each few
@@ -73,9 +73,9 @@ class RuleMemoryAgent(MemoryAgent):
     "Deterministic memory agent: TF-IDF keywords, category tags, trace context, typed relations, merges, path scoring."
     name = 'rule'
     def __init__(self, n_keywords:int=6, n_tags:int=4, max_keywords:int=10, max_tags:int=8, max_links:int=40,
-                 min_link_cos:float=0.55, decay:float=0.7, n_paths:int=20):
+                 max_new_links:int=10, min_link_cos:float=0.55, decay:float=0.7, n_paths:int=20):
         store_attr = dict(n_keywords=n_keywords, n_tags=n_tags, max_keywords=max_keywords, max_tags=max_tags,
-                          max_links=max_links, min_link_cos=min_link_cos, decay=decay, n_paths=n_paths)
+                          max_links=max_links, max_new_links=max_new_links, min_link_cos=min_link_cos, decay=decay, n_paths=n_paths)
         self.__dict__.update(store_attr); self.params = store_attr
         self.df, self.N, self.item_facets = Counter(), 1, {}
 
@@ -111,7 +111,7 @@ class RuleMemoryAgent(MemoryAgent):
         for age, n in enumerate(reversed([*recent, note])):
             for w in n.keywords[:4] + [t for t in n.tags if t not in ('liked', 'disliked', 'mixed', 'reviewed')]: c[w] += self.decay ** age
         top = [w for w, _ in sorted(c.items(), key=lambda x: (-x[1], x[0]))[:5]]
-        return ('recent interest in ' + ', '.join(top)) if top else ''
+        return ('recent interest: ' + ', '.join(top)) if top else ''
 
     def construct(self, notes, recent, evidence=None):
         for n in notes:
@@ -126,7 +126,8 @@ class RuleMemoryAgent(MemoryAgent):
         shared = sorted(kw | tg)[:3]
         if note.item_id is not None and note.item_id == nb.item_id and nb.owner != note.owner:
             return f"same item: both about {note.item_id}" if nb.kind == 'user' else "same item: the item's own note"
-        if not shared and cos < self.min_link_cos: return None
+        # a link needs a distinctive overlap (a shared keyword, or two shared tags) or close embeddings
+        if not (kw or len(tg) >= 2) and cos < self.min_link_cos: return None
         s = ', '.join(shared)
         if nb.kind == 'user' and nb.owner == note.owner:
             return f"intent progression: still {s}" if shared else f"preference transition: from {', '.join(nb.keywords[:2])} to {', '.join(note.keywords[:2])}"
@@ -137,7 +138,8 @@ class RuleMemoryAgent(MemoryAgent):
 
     def link(self, note, neighbours):
         out = []
-        for nb, cos in neighbours:
+        for nb, cos in sorted(neighbours, key=lambda x: -x[1]):
+            if len(out) >= self.max_new_links: break
             r = self.relation(note, nb, cos)
             if r is not None: out.append((nb.id, r))
         return out
