@@ -60,7 +60,7 @@ class Recommendation:
     facets:list
     def to_dict(self)->dict: return dict(user=self.user, ranking=self.ranking, scores=self.scores, paths=self.paths, facets=self.facets)
 
-# %% ../nbs/07_memory.ipynb #b6d1c86a
+# %% ../nbs/07_memory.ipynb #1ede8c14
 class AtomRec:
     "Evolving atomic memory for agentic recommendation."
     def __init__(self, config:AtomRecConfig|None=None, # hyper-parameters and ablation switches
@@ -303,7 +303,9 @@ class AtomRec:
         seeds, sub = self.retrieve(user, qvec)
         ev = self.mem.synthesise(self.query_text(user, instruction), seeds, sub, self.cfg.hops if (self.cfg.links and self.cfg.link_retrieval) else 0)
         feats = self.features(user, candidates, qvec, ev, sub)
-        out = self.rec.rank(dict(user=user, candidates=candidates, instruction=instruction), ev, dict(matrix=feats))
+        ctx = dict(matrix=feats, user_notes=self.store.notes_of(user, kind='user')[-self.cfg.recent * 2:], subgraph=sub,
+                   candidate_notes={c: self.store.get(self.item_note_id(c)) for c in candidates})
+        out = self.rec.rank(dict(user=user, candidates=candidates, instruction=instruction), ev, ctx)
         paths = {}
         for c in candidates:
             about = {self.item_note_id(c), *self._item_user_notes.get(c, [])}
