@@ -60,7 +60,7 @@ class Recommendation:
     facets:list
     def to_dict(self)->dict: return dict(user=self.user, ranking=self.ranking, scores=self.scores, paths=self.paths, facets=self.facets)
 
-# %% ../nbs/07_memory.ipynb #1ede8c14
+# %% ../nbs/07_memory.ipynb #2caa94fd
 class AtomRec:
     "Evolving atomic memory for agentic recommendation."
     def __init__(self, config:AtomRecConfig|None=None, # hyper-parameters and ablation switches
@@ -77,7 +77,8 @@ class AtomRec:
         self.path = Path(path); self.path.mkdir(parents=True, exist_ok=True)
         self.enc = encoder or Encoder(self.cfg.encoder)
         self.embedder = NoteEmbedder(self.enc, self.cfg, embed)
-        self.store = NoteStore(self.path/'notes', dim=self.enc.dim, mode='overwrite')
+        if (self.path/'notes').exists(): shutil.rmtree(self.path/'notes')   # a fresh memory (LanceDB warns on overwrite)
+        self.store = NoteStore(self.path/'notes', dim=self.enc.dim, mode='create')
         self.log = EvolutionLog(self.path/'evolution', overwrite=True)
         self.mem = memory_agent or RuleMemoryAgent()
         self.rec = rec_agent or RuleRecAgent()
