@@ -33,7 +33,8 @@ test: $(STAMP)
 	$(BIN)/nbdev_test --n_workers 2 --timing
 
 bench: $(STAMP)
-	$(BIN)/python bench/speed.py
+	$(BIN)/python bench/memory_speed.py
+	$(BIN)/python bench/store_speed.py
 
 experiments: $(STAMP)
 	$(BIN)/atomrec experiments
