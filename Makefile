@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: main test install llm export clean-nbs bench experiments
+.PHONY: main test install llm readme bench experiments
 
 $(STAMP): settings.ini setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,3 +38,7 @@ bench: $(STAMP)
 
 experiments: $(STAMP)
 	$(BIN)/atomrec experiments
+
+# README.md is rendered from nbs/index.ipynb (nbdev_docs needs Quarto, which this machine cannot install)
+readme: $(STAMP)
+	$(BIN)/jupyter nbconvert --to markdown nbs/index.ipynb --output-dir . --output README --log-level WARN
