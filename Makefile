@@ -37,7 +37,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/store_speed.py
 
 experiments: $(STAMP)
-	$(BIN)/atomrec experiments
+	$(BIN)/atomrec experiments --out runs/main
 
 # README.md is rendered from nbs/index.ipynb (nbdev_docs needs Quarto, which this machine cannot install)
 readme: $(STAMP)

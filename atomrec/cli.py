@@ -9,7 +9,7 @@ from pathlib import Path
 from .core import *
 
 # %% auto #0
-__all__ = ['parse_opts', 'llm_opts', 'cmd_prepare', 'cmd_run', 'cmd_report', 'cmd_demo', 'main']
+__all__ = ['parse_opts', 'llm_opts', 'cmd_prepare', 'cmd_run', 'cmd_report', 'cmd_demo', 'cmd_experiments', 'main']
 
 # %% ../nbs/13_cli.ipynb #eba560d8
 def _value(v:str):
@@ -30,7 +30,7 @@ def llm_opts(a)->dict:
     o = {k: getattr(a, k) for k in ('model', 'base_url', 'cache', 'cache_mode', 'local') if getattr(a, k, None) is not None}
     return o
 
-# %% ../nbs/13_cli.ipynb #192552cb
+# %% ../nbs/13_cli.ipynb #45381b7f
 def cmd_prepare(a):
     from atomrec.benchmark import prepare
     instr = a.instructions
@@ -82,6 +82,20 @@ def cmd_demo(a):
     print(f"\nAtomRec on {Bench(bench).describe()}; rule agents = deterministic agents, no LLM\n")
     print(report(runs))
 
+def cmd_experiments(a):
+    "The main study: every available method x dataset x instruction mode, then the tables."
+    from atomrec.experiments import run_grid, main_table, caption, to_markdown
+    t0 = time.time()
+    grid = run_grid(a.out, datasets=a.datasets, instructions=a.instructions, methods=a.methods, users=a.users, seed=a.seed, progress=not a.quiet)
+    txt = []
+    for ins in a.instructions:
+        tab, st = main_table(grid, ins)
+        txt.append(f"## Instructions: {ins}\n\n{caption(grid, ins)}\n\n{to_markdown(tab, st)}")
+    txt.append(f"Wall time of this command: {time.time() - t0:.0f} s (finished runs are read, not redone).")
+    Path(a.out).mkdir(parents=True, exist_ok=True)
+    (Path(a.out)/'main_results.md').write_text('\n\n'.join(txt))
+    print('\n\n'.join(txt))
+
 def main(argv=None):
     "Entry point of the `atomrec` command."
     p = argparse.ArgumentParser(prog='atomrec', description='AtomRec: evolving atomic memory for agentic recommendation')
@@ -113,6 +127,11 @@ def main(argv=None):
     s.add_argument('--users', type=int, default=1000); s.add_argument('--seed', type=int, default=0)
     s.add_argument('--methods', nargs='+', default=['random', 'pop', 'atomrec']); s.add_argument('--quiet', action='store_true')
     s.set_defaults(fn=cmd_demo)
+    s = sub.add_parser('experiments', help='the main study: every method on every dataset, Table 1')
+    s.add_argument('--out', default='runs/main'); s.add_argument('--datasets', nargs='+', default=['goodreads', 'scientific', 'ml-100k'])
+    s.add_argument('--instructions', nargs='+', default=['template', 'none']); s.add_argument('--methods', nargs='+')
+    s.add_argument('--users', type=int, default=1000); s.add_argument('--seed', type=int, default=0); s.add_argument('--quiet', action='store_true')
+    s.set_defaults(fn=cmd_experiments)
     a = p.parse_args(argv)
     try: a.fn(a)
     except AtomRecError as e:
