@@ -179,9 +179,9 @@ class RuleMemoryAgent(MemoryAgent):
         return Evidence(facets=sorted(facets.items(), key=lambda x: (-x[1], x[0]))[:20], paths=paths,
                         scores={i: s for i, (s, _) in best.items()})
 
-# %% ../nbs/06_agents.ipynb #e5586403
-FEATURES = ('query', 'profile', 'facets', 'paths', 'collab')
-DEFAULT_WEIGHTS = dict(query=1.0, profile=1.0, facets=0.5, paths=0.5, collab=0.5)
+# %% ../nbs/06_agents.ipynb #ce648be6
+FEATURES = ('query', 'profile', 'facets', 'paths', 'collab', 'cooccur', 'popularity')
+DEFAULT_WEIGHTS = dict(query=1.0, profile=1.0, facets=0.5, paths=0.5, collab=0.5, cooccur=0.5, popularity=0.5)
 
 class RuleRecAgent(RecAgent):
     "Scores candidates by a weighted sum of memory signals (weights fitted on validation)."

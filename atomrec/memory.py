@@ -60,7 +60,7 @@ class Recommendation:
     facets:list
     def to_dict(self)->dict: return dict(user=self.user, ranking=self.ranking, scores=self.scores, paths=self.paths, facets=self.facets)
 
-# %% ../nbs/07_memory.ipynb #2caa94fd
+# %% ../nbs/07_memory.ipynb #06635c36
 class AtomRec:
     "Evolving atomic memory for agentic recommendation."
     def __init__(self, config:AtomRecConfig|None=None, # hyper-parameters and ablation switches
@@ -85,6 +85,7 @@ class AtomRec:
         self.progress, self.items, self.stats = progress, None, Counter()
         self._seq = Counter()
         self._item_user_notes = defaultdict(list)   # item id -> user note ids about it
+        self._user_items = defaultdict(set)          # user -> items their notes are about
         if items is not None: self.set_items(items)
 
     # ---- items ---------------------------------------------------------------------------------------
@@ -178,7 +179,7 @@ class AtomRec:
         nbrs = self.store.search(note.embedding, self.cfg.k_link) if len(self.store) else []
         note.links = self._links(note, nbrs)
         self.store.add(note)
-        self._item_user_notes[item].append(nid)
+        self._item_user_notes[item].append(nid); self._user_items[user].add(item)
         self.stats['user_notes'] += 1; self.stats['links'] += len(note.links)
         if self.cfg.evolve:
             linked = {i for i, _ in note.links}
@@ -229,7 +230,7 @@ class AtomRec:
             self.log.append(nid, note.version, nid, self.store.get(nid).fields(), note.fields(), at=ts)
             self.store.update(note)
         else: self.store.add(note)
-        self._item_user_notes[item].append(nid)
+        self._item_user_notes[item].append(nid); self._user_items[user].add(item)
         return nid
 
     def _coarse_items(self, user, item):
@@ -279,7 +280,8 @@ class AtomRec:
             prof = np.sort(sims, axis=1)[:, -3:].mean(1)
         else: prof = np.zeros(len(candidates))
         fw = dict(ev.facets); tot = sum(fw.values()) or 1.0
-        fac, path, col = [], [], []
+        mine = self._user_items.get(user, set())
+        fac, path, col, co, pop = [], [], [], [], []
         for c in candidates:
             cn = self.store.get(self.item_note_id(c))
             fac.append(sum(fw.get(w, 0) for w in set(cn.keywords + cn.tags)) / tot)
@@ -291,7 +293,10 @@ class AtomRec:
                 nb = {j for j, _ in self.store.get(i).links}
                 linked += bool(nb & own_ids)
             col.append(math.log1p(linked))
-        return np.stack([q, prof, np.array(fac), np.array(path), np.array(col)], 1)
+            others = {self.store.get(i).owner for i in self._item_user_notes.get(c, [])} - {user}
+            pop.append(math.log1p(len(others)))
+            co.append(sum(len(self._user_items[v] & mine) / math.sqrt(len(self._user_items[v])) for v in others) / math.sqrt(len(mine) + 1))
+        return np.stack([q, prof, np.array(fac), np.array(path), np.array(col), np.array(co), np.array(pop)], 1)
 
     def recommend(self, user:str, # the user
                   candidates:list[str], # item ids to rank
