@@ -73,7 +73,7 @@ def get_method(name:str, **opts)->Method:
     mod, cls = METHODS[name].split(':')
     return getattr(importlib.import_module(mod), cls)(**opts)
 
-# %% ../nbs/12_runner.ipynb #8641c522
+# %% ../nbs/12_runner.ipynb #79ea4fe5
 def _done_users(parts:Path)->set:
     return set(pd.concat([pd.read_parquet(p, columns=['user_id']) for p in sorted(parts.glob('part-*.parquet'))]).user_id) if parts.exists() and any(parts.glob('part-*.parquet')) else set()
 
@@ -88,6 +88,7 @@ def run(method, # a method name or a `Method`
     "Evaluate `method` on `bench`'s `split`; write predictions, per-user metrics and metrics.json to `out`."
     bench = bench if isinstance(bench, Bench) else Bench(bench)
     m = get_method(method, **opts) if isinstance(method, str) else method
+    if hasattr(m, 'progress'): m.progress = m.progress and progress   # quiet runs are quiet all the way down
     out = Path(out); parts = out/'parts'
     if fresh and out.exists(): shutil.rmtree(out)
     out.mkdir(parents=True, exist_ok=True); parts.mkdir(exist_ok=True)
