@@ -73,7 +73,7 @@ def get_method(name:str, **opts)->Method:
     mod, cls = METHODS[name].split(':')
     return getattr(importlib.import_module(mod), cls)(**opts)
 
-# %% ../nbs/12_runner.ipynb #79ea4fe5
+# %% ../nbs/12_runner.ipynb #d71603d8
 def _done_users(parts:Path)->set:
     return set(pd.concat([pd.read_parquet(p, columns=['user_id']) for p in sorted(parts.glob('part-*.parquet'))]).user_id) if parts.exists() and any(parts.glob('part-*.parquet')) else set()
 
@@ -95,6 +95,8 @@ def run(method, # a method name or a `Method`
     cases = bench.cases(split)
     done = _done_users(parts)
     todo = cases[~cases.user_id.isin(done)]
+    if not len(todo) and (out/'metrics.json').exists() and (out/'predictions.parquet').exists():
+        return read_json(out/'metrics.json')                             # finished: read, not redone
     t0 = time.time(); m.fit(bench, split, out); t_fit = time.time() - t0
     t1 = time.time(); k = len(list(parts.glob('part-*.parquet')))
     with tqdm(total=len(cases), initial=len(cases) - len(todo), desc=f"{m.name} {bench.name}/{split}", disable=not progress, leave=False) as bar:
