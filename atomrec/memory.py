@@ -338,7 +338,7 @@ class AtomRec:
         self.store.flush(); self.log.flush()
         if self._tmp is not None: self._tmp.cleanup()
 
-# %% ../nbs/07_memory.ipynb #34cec686
+# %% ../nbs/07_memory.ipynb #1c96f412
 from .runner import Method
 from .benchmark import Bench
 
@@ -361,8 +361,10 @@ class AtomRecMethod(Method):
     "AtomRec (atomic memory + agents) as a harness method."
     name = 'atomrec'
     def __init__(self, agent:str='rule', ablation:str='full', seed:int=0, tune_users:int=200, weights:dict|None=None,
-                 config:dict|None=None, llm:dict|None=None, progress:bool=True, **opts):
+                 config:dict|None=None, llm:dict|None=None, progress:bool=True, background_users:int=0, **opts):
         super().__init__(seed=seed, agent=agent, ablation=ablation, tune_users=tune_users, **opts)
+        self.background_users = background_users
+        if background_users: self.opts['background_users'] = background_users
         self.cfg = ablation_config(ablation, AtomRecConfig.from_dict({**(config or {}), **opts, 'agent': agent, 'seed': seed}))
         self.weights, self.llm_opts, self.progress, self.ar = weights, llm or {}, progress, None
         self.tuned = None
@@ -381,11 +383,18 @@ class AtomRecMethod(Method):
     def _build(self, bench, split, users, path, mem, rec)->AtomRec:
         cases = bench.cases(split); cases = cases[cases.user_id.isin(set(users))]
         ar = AtomRec(self.cfg, path=path, items=bench.items, encoder=self.enc, memory_agent=mem, rec_agent=rec, progress=self.progress)
-        frame = memory_frame(bench, split, users, self.cfg.max_history)
+        frame = memory_frame(bench, split, list(users) + self._background(bench, users), self.cfg.max_history)
         ar.add_items(list(dict.fromkeys(list(frame.item_id) + [c for cs in cases.candidates for c in cs])))
         ar.observe_many(frame)
         self.enc.save_cache()
         return ar
+
+    def _background(self, bench, users)->list:
+        "A seeded sample of other users whose pre-target traces also enter memory (collaborative context)."
+        if not self.background_users: return []
+        others = sorted(set(bench.interactions.user_id) - set(bench.cases('test').user_id) - set(users))
+        k = min(self.background_users, len(others))
+        return sorted(rng_for(self.seed, 'background').choice(others, size=k, replace=False).tolist()) if k else []
 
     def fit(self, bench, split, run_dir=None):
         self.run_dir = Path(run_dir) if run_dir else Path(tempfile.mkdtemp())
