@@ -81,6 +81,8 @@ class Encoder:
         self.name, self.batch_size = str(model), batch_size
         self.path = resolve_model(model)
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
+        hf_logging.disable_progress_bar()   # no 'Loading weights' bar on every model load
         self.model = SentenceTransformer(self.path, device=device, local_files_only=True)
         get_dim = getattr(self.model, 'get_embedding_dimension', None) or self.model.get_sentence_embedding_dimension
         self.dim = int(get_dim())
