@@ -60,7 +60,7 @@ class Recommendation:
     facets:list
     def to_dict(self)->dict: return dict(user=self.user, ranking=self.ranking, scores=self.scores, paths=self.paths, facets=self.facets)
 
-# %% ../nbs/07_memory.ipynb #06635c36
+# %% ../nbs/07_memory.ipynb #eae8801e
 class AtomRec:
     "Evolving atomic memory for agentic recommendation."
     def __init__(self, config:AtomRecConfig|None=None, # hyper-parameters and ablation switches
@@ -86,6 +86,7 @@ class AtomRec:
         self._seq = Counter()
         self._item_user_notes = defaultdict(list)   # item id -> user note ids about it
         self._user_items = defaultdict(set)          # user -> items their notes are about
+        self._coarse = defaultdict(list)             # coarse-memory ablation: user -> items, oldest first
         if items is not None: self.set_items(items)
 
     # ---- items ---------------------------------------------------------------------------------------
@@ -234,7 +235,7 @@ class AtomRec:
         return nid
 
     def _coarse_items(self, user, item):
-        self.__dict__.setdefault('_coarse', defaultdict(list))[user].append(item)
+        self._coarse[user].append(item)
         return self._coarse[user][-self.cfg.max_history:]
 
     # ---- read path -----------------------------------------------------------------------------------
@@ -298,17 +299,22 @@ class AtomRec:
             co.append(sum(len(self._user_items[v] & mine) / math.sqrt(len(self._user_items[v])) for v in others) / math.sqrt(len(mine) + 1))
         return np.stack([q, prof, np.array(fac), np.array(path), np.array(col), np.array(co), np.array(pop)], 1)
 
+    def _evidence(self, user:str, candidates:list[str], qvec:np.ndarray, query:str='')->tuple:
+        "Retrieve, synthesise and compute the ranker's signals: (evidence, subgraph, features)."
+        if self.items is not None: self.add_items([c for c in candidates if self.item_note_id(c) not in self.store])
+        seeds, sub = self.retrieve(user, qvec)
+        ev = self.mem.synthesise(query, seeds, sub, self.cfg.hops if (self.cfg.links and self.cfg.link_retrieval) else 0)
+        return ev, sub, self.features(user, candidates, qvec, ev, sub)
+
     def recommend(self, user:str, # the user
                   candidates:list[str], # item ids to rank
                   instruction:str|None=None, # the user's request, if any
                   qvec:np.ndarray|None=None)->Recommendation:
         "Rank `candidates` for `user` from memory; returns ranking, scores and the evidence paths per candidate."
         candidates = [str(c) for c in candidates]
-        self.add_items([c for c in candidates if self.item_note_id(c) not in self.store]) if self.items is not None else None
-        if qvec is None: qvec = self.enc.encode_one(self.query_text(user, instruction))
-        seeds, sub = self.retrieve(user, qvec)
-        ev = self.mem.synthesise(self.query_text(user, instruction), seeds, sub, self.cfg.hops if (self.cfg.links and self.cfg.link_retrieval) else 0)
-        feats = self.features(user, candidates, qvec, ev, sub)
+        query = self.query_text(user, instruction)
+        if qvec is None: qvec = self.enc.encode_one(query)
+        ev, sub, feats = self._evidence(user, candidates, qvec, query)
         ctx = dict(matrix=feats, user_notes=self.store.notes_of(user, kind='user')[-self.cfg.recent * 2:], subgraph=sub,
                    candidate_notes={c: self.store.get(self.item_note_id(c)) for c in candidates})
         out = self.rec.rank(dict(user=user, candidates=candidates, instruction=instruction), ev, ctx)
@@ -320,16 +326,12 @@ class AtomRec:
 
     def recommend_many(self, cases:pd.DataFrame, return_features:bool=False)->list:
         "Recommend for a batch of cases (user_id, candidates, instruction), encoding the queries in one batch."
-        texts = [self.query_text(str(u), i) for u, i in zip(cases.user_id, cases.get('instruction', [None] * len(cases)))]
+        instr = cases['instruction'] if 'instruction' in cases else [None] * len(cases)
+        texts = [self.query_text(str(u), i) for u, i in zip(cases.user_id, instr)]
         Q = self.enc.encode(texts)
         out = []
-        for q, (u, c, i) in zip(Q, zip(cases.user_id, cases.candidates, cases.get('instruction', [None] * len(cases)))):
-            if return_features:
-                c = [str(x) for x in c]
-                self.add_items([x for x in c if self.item_note_id(x) not in self.store])
-                seeds, sub = self.retrieve(str(u), q)
-                ev = self.mem.synthesise('', seeds, sub, self.cfg.hops if (self.cfg.links and self.cfg.link_retrieval) else 0)
-                out.append(self.features(str(u), c, q, ev, sub))
+        for q, t, u, c, i in zip(Q, texts, cases.user_id, cases.candidates, instr):
+            if return_features: out.append(self._evidence(str(u), [str(x) for x in c], q, t)[2])
             else: out.append(self.recommend(str(u), list(c), i, qvec=q))
         return out
 
