@@ -340,7 +340,7 @@ class AtomRec:
         self.store.flush(); self.log.flush()
         if self._tmp is not None: self._tmp.cleanup()
 
-# %% ../nbs/07_memory.ipynb #1c96f412
+# %% ../nbs/07_memory.ipynb #347f5b7b
 from .runner import Method
 from .benchmark import Bench
 
@@ -445,4 +445,8 @@ class AtomRecMethod(Method):
         return s
 
     def close(self):
-        if self.ar: self.ar.close()
+        "Flush the memory and release the agents (an LLM session saves its ledger and stops a local server)."
+        if self.ar:
+            self.ar.close()
+            for a in {id(x): x for x in (self.ar.mem, self.ar.rec)}.values():
+                if hasattr(a, 'close'): a.close()
