@@ -142,7 +142,7 @@ class LLMPath(Path_):
     why:str = ''
     def to_dict(self)->dict: return dict(super().to_dict(), why=self.why)
 
-# %% ../nbs/14_llm_agents.ipynb #8efe205d
+# %% ../nbs/14_llm_agents.ipynb #7952c744
 class LedgerView:
     "The client's ledger as the harness reads it: `to_dict()` gives per-stage counters and totals, and saves them as JSON."
     def __init__(self, ledger:Ledger, path=None, model:str=''): self.ledger, self.path, self.model, self.options = ledger, path, model, {}
@@ -172,7 +172,7 @@ class LLMSession:
         if local:
             from atomrec.local_llm import LocalLLM, MODELS
             model = model or (str(local) if str(local) in MODELS else Path(local).stem)
-            kw = {'structured': 'json_object_schema', 'timeout': 900., 'concurrency': 1, 'max_retries': 1, **kw}
+            kw = {'structured': 'json_object_schema', 'timeout': 900., 'concurrency': 1, 'max_retries': 1, 'max_tokens': 1024, **kw}
             if cache_mode != 'replay':   # a replay never calls the model: no server needed
                 self.server = LocalLLM(local, n_threads=n_threads, n_ctx=n_ctx).start()
                 base_url, kw['api_key'] = self.server.base_url, 'local'
