@@ -30,14 +30,16 @@ def llm_opts(a)->dict:
     o = {k: getattr(a, k) for k in ('model', 'base_url', 'cache', 'cache_mode', 'local') if getattr(a, k, None) is not None}
     return o
 
-# %% ../nbs/13_cli.ipynb #45381b7f
+# %% ../nbs/13_cli.ipynb #a1d74bb5
 def cmd_prepare(a):
     from atomrec.benchmark import prepare
     instr = a.instructions
     if instr == 'llm':
         from atomrec.llm_agents import llm_instruction_generator
-        instr = llm_instruction_generator(a.data, **llm_opts(a))
-    m = prepare(a.data, a.out, users=a.users, seed=a.seed, instructions=instr, min_interactions=a.min_interactions)
+        instr = llm_instruction_generator(a.data, out=a.out, **llm_opts(a))
+    try: m = prepare(a.data, a.out, users=a.users, seed=a.seed, instructions=instr, min_interactions=a.min_interactions)
+    finally:
+        if hasattr(instr, 'close'): instr.close()
     print(json.dumps({k: m[k] for k in ('users_evaluated', 'users', 'items', 'interactions', 'instructions', 'seconds')}))
 
 def cmd_run(a):
@@ -46,7 +48,7 @@ def cmd_run(a):
     if a.method in ('atomrec',):
         opts.update(agent=a.agent, ablation=a.ablation)
     if a.method in ('atomrec', 'vanilla-llm') and (a.agent == 'llm' or a.method == 'vanilla-llm'):
-        opts['llm'] = llm_opts(a)
+        opts['llm'] = {**opts.get('llm', {}), **llm_opts(a)}   # --opt llm={...} agent options survive
     if a.seed is not None: opts['seed'] = a.seed
     r = run(a.method, a.bench, a.out, split=a.split, fresh=a.fresh, progress=not a.quiet, **opts)
     print(report([a.out]))

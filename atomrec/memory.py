@@ -340,7 +340,7 @@ class AtomRec:
         self.store.flush(); self.log.flush()
         if self._tmp is not None: self._tmp.cleanup()
 
-# %% ../nbs/07_memory.ipynb #347f5b7b
+# %% ../nbs/07_memory.ipynb #ea3e7b3d
 from .runner import Method
 from .benchmark import Bench
 
@@ -429,7 +429,7 @@ class AtomRecMethod(Method):
     def rank(self, cases):
         out = []
         for r in self.ar.recommend_many(cases):
-            out.append(dict(ranking=r.ranking, scores=r.scores, evidence=dict(paths={c: r.paths[c] for c in r.ranking[:3]}, facets=r.facets)))
+            out.append(dict(ranking=r.ranking, scores=r.scores, evidence=dict(paths={c: r.paths[c] for c in (r.ranking or [])[:3]}, facets=r.facets)))
         return out
 
     def info(self):
