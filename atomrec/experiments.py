@@ -61,7 +61,7 @@ def run_grid(out, # experiment folder: benches under out/bench, runs under out/r
                 rows.append(dict(data=name, instructions=ins, method=m, run=str(rd)))
     return pd.DataFrame(rows)
 
-# %% ../nbs/16_experiments.ipynb #2d5a0ae1
+# %% ../nbs/16_experiments.ipynb #83ebe95f
 COLS = ('hit@3', 'ndcg@3', 'hit@5', 'ndcg@5')
 SHORT = {'hit@3': 'H@3', 'ndcg@3': 'N@3', 'hit@5': 'H@5', 'ndcg@5': 'N@5'}
 
@@ -73,15 +73,16 @@ def main_table(grid:pd.DataFrame, # from `run_grid` (data, instructions, method,
     datasets = list(dict.fromkeys(g.data))
     tab = pd.DataFrame({(d, SHORT[c]): runs[runs.data_name == d].set_index('method')[c] for d in datasets for c in COLS})
     tab = tab.loc[list(dict.fromkeys(g.method))]
-    stats = {}
+    stats, per_user = {}, {}
+    def pu(d, m):   # each run's per-user table read once
+        if (d, m) not in per_user: per_user[d, m] = pd.read_parquet(Path(g[(g.data == d) & (g.method == m)].run.iloc[0])/'per_user.parquet')
+        return per_user[d, m]
     for d in datasets:
         if ours not in tab.index: break
         base = [m for m in tab.index if m != ours and not m.startswith('atomrec')]
         for c in COLS:
             best = max(base, key=lambda m: tab.loc[m, (d, SHORT[c])])
-            pa = pd.read_parquet(Path(g[(g.data == d) & (g.method == ours)].run.iloc[0])/'per_user.parquet')
-            pb = pd.read_parquet(Path(g[(g.data == d) & (g.method == best)].run.iloc[0])/'per_user.parquet')
-            bt = paired_bootstrap(pa, pb, c, n=n_boot)
+            bt = paired_bootstrap(pu(d, ours), pu(d, best), c, n=n_boot)
             b = tab.loc[best, (d, SHORT[c])]
             stats[(d, SHORT[c])] = dict(best_baseline=best, improvement=(tab.loc[ours, (d, SHORT[c])] - b) / b if b else float('nan'), p=bt['p'])
     return tab, stats

@@ -60,7 +60,7 @@ class Recommendation:
     facets:list
     def to_dict(self)->dict: return dict(user=self.user, ranking=self.ranking, scores=self.scores, paths=self.paths, facets=self.facets)
 
-# %% ../nbs/07_memory.ipynb #eae8801e
+# %% ../nbs/07_memory.ipynb #29eaec9e
 class AtomRec:
     "Evolving atomic memory for agentic recommendation."
     def __init__(self, config:AtomRecConfig|None=None, # hyper-parameters and ablation switches
@@ -286,15 +286,10 @@ class AtomRec:
         for c in candidates:
             cn = self.store.get(self.item_note_id(c))
             fac.append(sum(fw.get(w, 0) for w in set(cn.keywords + cn.tags)) / tot)
-            about = [self.item_note_id(c)] + [i for i in self._item_user_notes.get(c, []) if i not in own_ids]
-            path.append(sum(ev.scores.get(i, 0.0) for i in about))
-            linked = 0
-            for i in self._item_user_notes.get(c, []):
-                if i in own_ids: continue
-                nb = {j for j, _ in self.store.get(i).links}
-                linked += bool(nb & own_ids)
-            col.append(math.log1p(linked))
-            others = {self.store.get(i).owner for i in self._item_user_notes.get(c, [])} - {user}
+            theirs = self.store.get_many([i for i in self._item_user_notes.get(c, []) if i not in own_ids])  # other users' notes about c
+            path.append(ev.scores.get(self.item_note_id(c), 0.0) + sum(ev.scores.get(n.id, 0.0) for n in theirs))
+            col.append(math.log1p(sum(any(j in own_ids for j, _ in n.links) for n in theirs)))
+            others = {n.owner for n in theirs}
             pop.append(math.log1p(len(others)))
             co.append(sum(len(self._user_items[v] & mine) / math.sqrt(len(self._user_items[v])) for v in others) / math.sqrt(len(mine) + 1))
         return np.stack([q, prof, np.array(fac), np.array(path), np.array(col), np.array(co), np.array(pop)], 1)
