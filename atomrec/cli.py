@@ -4,7 +4,7 @@
 
 # %% ../nbs/13_cli.ipynb #b6965b6d
 from __future__ import annotations
-import argparse, json, sys, time, os
+import argparse, json, signal, sys, threading, time, os
 from pathlib import Path
 from .core import *
 
@@ -98,6 +98,10 @@ def cmd_experiments(a):
     (Path(a.out)/'main_results.md').write_text('\n\n'.join(txt))
     print('\n\n'.join(txt))
 
+def _terminated(signum, frame):
+    "SIGTERM as a clean exit: `finally` blocks and finalisers run (the default handler skips them)."
+    raise SystemExit(128 + signum)
+
 def main(argv=None):
     "Entry point of the `atomrec` command."
     p = argparse.ArgumentParser(prog='atomrec', description='AtomRec: evolving atomic memory for agentic recommendation')
@@ -135,6 +139,8 @@ def main(argv=None):
     s.add_argument('--users', type=int, default=1000); s.add_argument('--seed', type=int, default=0); s.add_argument('--quiet', action='store_true')
     s.set_defaults(fn=cmd_experiments)
     a = p.parse_args(argv)
+    if threading.current_thread() is threading.main_thread():  # `kill` ends a run like Ctrl-C: servers stop, ledgers are saved
+        signal.signal(signal.SIGTERM, _terminated)
     try: a.fn(a)
     except AtomRecError as e:
         print(f"atomrec: error: {e}", file=sys.stderr); sys.exit(2)

@@ -6,7 +6,7 @@
 __all__ = ['MODELS', 'find_gguf', 'gguf_available', 'llama_available', 'require_llama', 'free_port', 'LocalLLM']
 
 # %% ../nbs/10_local_llm.ipynb #4429de17
-import importlib, weakref, importlib.util, json, os, socket, subprocess, sys, tempfile, time, urllib.request
+import ctypes, importlib, importlib.util, json, os, shutil, signal, socket, subprocess, sys, tempfile, threading, time, urllib.request, weakref
 from pathlib import Path
 from .llm import LLMClient
 
@@ -67,12 +67,18 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
 
-def _stop(proc, log):
+def _stop(proc, log, tmpdir=None):
     if proc.poll() is None:
         proc.terminate()
         try: proc.wait(15)
         except subprocess.TimeoutExpired: proc.kill(); proc.wait(5)
     if log and not log.closed: log.close()
+    if tmpdir: shutil.rmtree(tmpdir, ignore_errors=True)
+
+def _die_with_parent():
+    "Linux: the child gets SIGTERM when its parent dies, even by SIGKILL (prctl PR_SET_PDEATHSIG)."
+    try: ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)
+    except (OSError, AttributeError): pass
 
 class LocalLLM:
     "llama.cpp's OpenAI-compatible server on 127.0.0.1 with a packaged GGUF, as a context manager."
@@ -115,27 +121,35 @@ class LocalLLM:
         require_llama()
         if self.proc is not None and self.proc.poll() is None: return self
         self.port = self.port or free_port()
-        if self.log_path is None: self.log_path = Path(tempfile.mkdtemp(prefix='atomrec-llama-')) / 'server.log'
+        tmpdir = None
+        if self.log_path is None:  # a temporary log, removed with the server
+            tmpdir = tempfile.mkdtemp(prefix='atomrec-llama-'); self.log_path = Path(tmpdir) / 'server.log'
         log = open(self.log_path, 'ab')
         env = {**os.environ, 'HF_HUB_OFFLINE': '1'}
+        # started from the main thread, the server also dies if this process is killed outright
+        orphan_guard = _die_with_parent if sys.platform == 'linux' and threading.current_thread() is threading.main_thread() else None
         t0 = time.monotonic()
-        self.proc = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
-        self._finalizer = weakref.finalize(self, _stop, self.proc, log)  # also runs at interpreter exit
+        self.proc = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                     env=env, preexec_fn=orphan_guard)
+        self._finalizer = weakref.finalize(self, _stop, self.proc, log, tmpdir)  # also runs at interpreter exit
+        self._tmp_log = tmpdir is not None
         while not self._ready():
             if self.proc.poll() is not None:
-                self.stop()
+                tail = self.log_tail(); self.stop()
                 raise RuntimeError(f'llama.cpp server exited with code {self.proc.returncode} while starting '
-                                   f'{self.gguf.name}; log tail:\n{self.log_tail()}')
+                                   f'{self.gguf.name}; log tail:\n{tail}')
             if time.monotonic() - t0 > self.startup_timeout:
-                self.stop()
-                raise TimeoutError(f'llama.cpp server did not answer within {self.startup_timeout}s; log tail:\n{self.log_tail()}')
+                tail = self.log_tail(); self.stop()
+                raise TimeoutError(f'llama.cpp server did not answer within {self.startup_timeout}s; log tail:\n{tail}')
             time.sleep(0.1)
         self.startup_seconds = time.monotonic() - t0
         return self
 
     def stop(self):
-        "Terminate the server (kill it if it lingers)."
-        if self.proc is not None: self._finalizer()
+        "Terminate the server (kill it if it lingers); a temporary log goes with it."
+        if self.proc is not None:
+            self._finalizer()
+            if self._tmp_log: self.log_path, self._tmp_log = None, False
 
     @property
     def running(self) -> bool: return self.proc is not None and self.proc.poll() is None
