@@ -4,7 +4,7 @@
 
 # %% ../nbs/02_benchmark.ipynb #f66087e7
 from __future__ import annotations
-import re, json, time, math
+import inspect, re, json, time, math
 from collections import Counter
 from pathlib import Path
 import numpy as np, pandas as pd, duckdb
@@ -101,18 +101,21 @@ def _instructions(mode, items, domain, cases, given=None):
         if given is None: raise AtomRecError("--instructions given needs a source that ships instructions (an InstructRec pickle); use template or none")
         g = dict(zip(given.user_id, given.instruction))
         return [g.get(u, '') for u in cases.user_id]
+    reviews = cases['review'] if 'review' in cases else [None] * len(cases)
     if mode == 'template':
         gen = TemplateInstructions(items, domain)
-        reviews = cases['review'] if 'review' in cases else [None] * len(cases)
         return [gen(t, r) for t, r in zip(cases.target, reviews)]
-    if callable(mode): return [mode(t) for t in cases.target]
+    if callable(mode):
+        try: takes_review = len(inspect.signature(mode).parameters) >= 2
+        except (TypeError, ValueError): takes_review = False
+        return [mode(t, r) if takes_review else mode(t) for t, r in zip(cases.target, reviews)]
     raise AtomRecError(f"unknown instruction mode {mode!r}: use template, none or given")
 
 def prepare(data, # dataset name, folder, or InstructRec pickle
             out, # benchmark folder to write
             users:int=1000, # evaluation users sampled (0: all)
             seed:int=0, # seed of user sample and negatives
-            instructions='template', # 'template', 'none', 'given', or a callable(target)->str
+            instructions='template', # 'template', 'none', 'given', or a callable(target[, review])->str
             min_interactions:int=3, # users with fewer are dropped
             n_candidates:int=10, progress:bool=True)->dict:
     "Split, sample, draw candidates, write instructions; save parquet files and manifest.json to `out`."

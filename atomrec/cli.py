@@ -65,6 +65,9 @@ def cmd_report(a):
             for m in a.metrics:
                 b = paired_bootstrap(base, o, m)
                 print(f"{a.runs[0]} vs {r}: {m} diff {b['diff']:+.4f} [{b['low']:+.4f}, {b['high']:+.4f}] p={b['p']:.4f} (n={b['users']})")
+    if a.llm:
+        from atomrec.llm_agents import llm_report
+        print('\n' + llm_report(a.runs))
 
 def cmd_demo(a):
     "The main job: ml-100k, random / pop / AtomRec (rule agents), one table."
@@ -127,7 +130,9 @@ def main(argv=None):
     s = sub.add_parser('report', help='print the table of finished runs')
     s.add_argument('runs', nargs='+'); s.add_argument('--ks', type=int, nargs='+', default=[3, 5])
     s.add_argument('--compare', action='store_true', help='paired bootstrap of each run against the first')
-    s.add_argument('--metrics', nargs='+', default=['ndcg@5', 'hit@5']); s.set_defaults(fn=cmd_report)
+    s.add_argument('--metrics', nargs='+', default=['ndcg@5', 'hit@5'])
+    s.add_argument('--llm', action='store_true', help='also the LLM ledger: calls, tokens and failures per user and stage')
+    s.set_defaults(fn=cmd_report)
     s = sub.add_parser('demo', help='the main job: ml-100k, random / pop / AtomRec (rule agents)')
     s.add_argument('--data', default='ml-100k'); s.add_argument('--out', default='runs/demo')
     s.add_argument('--users', type=int, default=1000); s.add_argument('--seed', type=int, default=0)
