@@ -172,7 +172,7 @@ class LLMSession:
         if local:
             from atomrec.local_llm import LocalLLM, MODELS
             model = model or (str(local) if str(local) in MODELS else Path(local).stem)
-            kw = {'structured': 'json_object_schema', 'timeout': 900., 'concurrency': 1, 'max_retries': 1, 'max_tokens': 1024, **kw}
+            kw = {'structured': 'json_object_schema', 'schema_hint': False, 'timeout': 900., 'concurrency': 1, 'max_retries': 1, 'max_tokens': 1024, **kw}
             if cache_mode != 'replay':   # a replay never calls the model: no server needed
                 self.server = LocalLLM(local, n_threads=n_threads, n_ctx=n_ctx).start()
                 base_url, kw['api_key'] = self.server.base_url, 'local'

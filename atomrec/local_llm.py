@@ -6,7 +6,7 @@
 __all__ = ['MODELS', 'find_gguf', 'gguf_available', 'llama_available', 'require_llama', 'free_port', 'LocalLLM']
 
 # %% ../nbs/10_local_llm.ipynb #4429de17
-import ctypes, importlib, importlib.util, json, os, shutil, signal, socket, subprocess, sys, tempfile, threading, time, urllib.request, weakref
+import importlib, importlib.util, json, os, shutil, socket, subprocess, sys, tempfile, threading, time, urllib.request, weakref
 from pathlib import Path
 from .llm import LLMClient
 
@@ -75,10 +75,16 @@ def _stop(proc, log, tmpdir=None):
     if log and not log.closed: log.close()
     if tmpdir: shutil.rmtree(tmpdir, ignore_errors=True)
 
-def _die_with_parent():
-    "Linux: the child gets SIGTERM when its parent dies, even by SIGKILL (prctl PR_SET_PDEATHSIG)."
+# Runs llama_cpp.server; first, given its parent's pid, asks Linux for SIGTERM when that parent dies
+# (prctl PR_SET_PDEATHSIG) -- in the child itself, so the parent can spawn it without fork() and preexec_fn.
+_LAUNCH = """import ctypes, os, runpy, signal, sys
+ppid = int(sys.argv.pop(1))
+if ppid:
     try: ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)
     except (OSError, AttributeError): pass
+    if os.getppid() != ppid: sys.exit(0)
+runpy.run_module('llama_cpp.server', run_name='__main__', alter_sys=True)
+"""
 
 class LocalLLM:
     "llama.cpp's OpenAI-compatible server on 127.0.0.1 with a packaged GGUF, as a context manager."
@@ -127,10 +133,10 @@ class LocalLLM:
         log = open(self.log_path, 'ab')
         env = {**os.environ, 'HF_HUB_OFFLINE': '1'}
         # started from the main thread, the server also dies if this process is killed outright
-        orphan_guard = _die_with_parent if sys.platform == 'linux' and threading.current_thread() is threading.main_thread() else None
+        guard = sys.platform == 'linux' and threading.current_thread() is threading.main_thread()
+        cmd = [sys.executable, '-c', _LAUNCH, str(os.getpid() if guard else 0)] + self.command()[3:]
         t0 = time.monotonic()
-        self.proc = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                     env=env, preexec_fn=orphan_guard)
+        self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
         self._finalizer = weakref.finalize(self, _stop, self.proc, log, tmpdir)  # also runs at interpreter exit
         self._tmp_log = tmpdir is not None
         while not self._ready():
@@ -156,7 +162,7 @@ class LocalLLM:
 
     def client(self, **kw) -> LLMClient:
         "An `LLMClient` for this server (keyword arguments go to `LLMClient`)."
-        kw = {'structured': 'json_object_schema', 'timeout': 300., **kw}
+        kw = {'structured': 'json_object_schema', 'schema_hint': False, 'timeout': 300., **kw}
         return LLMClient(model=self.model, base_url=self.base_url, api_key='local', **kw)
 
     def __enter__(self): return self.start()
