@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: main test install llm readme bench experiments
+.PHONY: main test install llm readme bench experiments llm-bench
 
 $(STAMP): settings.ini setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,9 +28,10 @@ llm: $(STAMP)
 main: $(STAMP)
 	$(BIN)/atomrec demo
 
+# the local-LLM cells (test flag `llm`) join in when llama.cpp is installed (`make llm`); `slow` ones never do
 test: $(STAMP)
 	$(BIN)/nbdev_export
-	$(BIN)/nbdev_test --n_workers 2 --timing
+	$(BIN)/nbdev_test --n_workers 2 --timing $$($(BIN)/python -c "import importlib.util as u; print('--flags llm' if u.find_spec('llama_cpp') else '')")
 
 bench: $(STAMP)
 	$(BIN)/python bench/memory_speed.py
@@ -38,6 +39,10 @@ bench: $(STAMP)
 
 experiments: $(STAMP)
 	$(BIN)/atomrec experiments --out runs/main
+
+# AtomRec (LLM agents) and Vanilla LLM on the embedded local model, 50 users of ml-100k and goodreads, then replays
+llm-bench: llm
+	$(BIN)/python bench/local_llm.py --model smollm2 --users 50 --out runs/local-llm
 
 # README.md is rendered from nbs/index.ipynb (nbdev_docs needs Quarto, which this machine cannot install)
 readme: $(STAMP)

@@ -557,7 +557,7 @@ def llm_report(runs, # finished run folders of LLM-backed methods
         n = max(info.users, 1)
         for stage, v in list(llm['stages'].items()) + [('all', llm['total'])]:
             c = v.get('calls', 0)
-            rows.append(dict(method=info.method, backend=info.backend, data=info.data, users=info.users, seed=info.seed, stage=stage,
+            rows.append(dict(run='/'.join(Path(run_dir).parts[-2:]), method=info.method, backend=info.backend, data=info.data, users=info.users, seed=info.seed, stage=stage,
                              calls_per_user=round(c / n, 2), ok=v.get('ok', 0), failures=v.get('failures', 0),
                              repairs=v.get('repairs', 0), retries=v.get('retries', 0), cache_hits=v.get('cache_hits', 0),
                              prompt_tokens_per_user=round(v.get('prompt_tokens', 0) / n), completion_tokens_per_user=round(v.get('completion_tokens', 0) / n),
