@@ -93,7 +93,7 @@ class LocalLLM:
                  n_ctx:int=4096, # context window
                  port:int|None=None, # default: a free port
                  startup_timeout:float=120, # seconds to wait for the server to answer
-                 n_threads:int|None=None, # CPU threads (default: llama.cpp's choice)
+                 n_threads:int|None=None, # CPU threads for generation and prompt processing (default: llama.cpp's choice)
                  log_path:str|Path|None=None, # server log (default: a temporary file)
                  extra_args:list|None=None, # more `llama_cpp.server` arguments
                 ):
@@ -109,7 +109,8 @@ class LocalLLM:
         "The command line that starts the server."
         cmd = [sys.executable, '-m', 'llama_cpp.server', '--model', str(self.gguf), '--model_alias', self.model,
                '--host', '127.0.0.1', '--port', str(self.port), '--n_ctx', str(self.n_ctx)]
-        if self.n_threads: cmd += ['--n_threads', str(self.n_threads)]
+        # batch (prompt) threads too: llama.cpp's default is every core, and servers side by side would then spin on each other
+        if self.n_threads: cmd += ['--n_threads', str(self.n_threads), '--n_threads_batch', str(self.n_threads)]
         return cmd + self.extra_args
 
     def log_tail(self, n:int=30) -> str:

@@ -97,35 +97,36 @@ def run(method, # a method name or a `Method`
     todo = cases[~cases.user_id.isin(done)]
     if not len(todo) and (out/'metrics.json').exists() and (out/'predictions.parquet').exists():
         return read_json(out/'metrics.json')                             # finished: read, not redone
-    t0 = time.time(); m.fit(bench, split, out); t_fit = time.time() - t0
-    t1 = time.time(); k = len(list(parts.glob('part-*.parquet')))
-    with tqdm(total=len(cases), initial=len(cases) - len(todo), desc=f"{m.name} {bench.name}/{split}", disable=not progress, leave=False) as bar:
-        for s in range(0, len(todo), chunk):
-            batch = todo.iloc[s:s + chunk]
-            res = m.rank(batch)
-            if len(res) != len(batch): raise AtomRecError(f"{m.name}.rank returned {len(res)} results for {len(batch)} cases")
-            df = pd.DataFrame({'user_id': batch.user_id.values,
-                               'ranking': [list(map(str, r['ranking'])) if r.get('ranking') is not None else None for r in res],
-                               'scores': [list(map(float, r['scores'])) if r.get('scores') is not None else None for r in res],
-                               'evidence': [json.dumps(r['evidence'], default=str) if r.get('evidence') is not None else None for r in res]})
-            tmp = parts/f'.part-{k:05d}.tmp'; df.to_parquet(tmp, index=False); tmp.replace(parts/f'part-{k:05d}.parquet'); k += 1
-            bar.update(len(batch))
-    t_rank = time.time() - t1
-    preds = pd.concat([pd.read_parquet(p) for p in sorted(parts.glob('part-*.parquet'))], ignore_index=True)
-    preds = preds.drop_duplicates('user_id', keep='first')
-    preds.to_parquet(out/'predictions.parquet', index=False)
-    summary, pu = evaluate(preds, cases, seed=m.seed)
-    pu.to_parquet(out/'per_user.parquet', index=False)
-    man = bench.manifest
-    info = dict(method=m.name, backend=m.backend, data=bench.name, bench=str(bench.path), split=split,
-                instructions=man['instructions'], instructions_generated=man.get('instructions_generated', True),
-                users=len(cases), seed=m.seed, bench_seed=man['seed'], options=m.info(),
-                fit_seconds=round(t_fit, 3), rank_seconds=round(t_rank, 3), resumed_users=len(done),
-                machine=dict(cpus=__import__('os').cpu_count(), python=platform.python_version()), metrics=summary)
-    extra = getattr(m, 'run_stats', None)
-    if callable(extra): info['stats'] = extra()
-    write_json(info, out/'metrics.json')
-    m.close()
+    try:  # closed however the run ends (an LLM method saves its ledger and stops its server)
+        t0 = time.time(); m.fit(bench, split, out); t_fit = time.time() - t0
+        t1 = time.time(); k = len(list(parts.glob('part-*.parquet')))
+        with tqdm(total=len(cases), initial=len(cases) - len(todo), desc=f"{m.name} {bench.name}/{split}", disable=not progress, leave=False) as bar:
+            for s in range(0, len(todo), chunk):
+                batch = todo.iloc[s:s + chunk]
+                res = m.rank(batch)
+                if len(res) != len(batch): raise AtomRecError(f"{m.name}.rank returned {len(res)} results for {len(batch)} cases")
+                df = pd.DataFrame({'user_id': batch.user_id.values,
+                                   'ranking': [list(map(str, r['ranking'])) if r.get('ranking') is not None else None for r in res],
+                                   'scores': [list(map(float, r['scores'])) if r.get('scores') is not None else None for r in res],
+                                   'evidence': [json.dumps(r['evidence'], default=str) if r.get('evidence') is not None else None for r in res]})
+                tmp = parts/f'.part-{k:05d}.tmp'; df.to_parquet(tmp, index=False); tmp.replace(parts/f'part-{k:05d}.parquet'); k += 1
+                bar.update(len(batch))
+        t_rank = time.time() - t1
+        preds = pd.concat([pd.read_parquet(p) for p in sorted(parts.glob('part-*.parquet'))], ignore_index=True)
+        preds = preds.drop_duplicates('user_id', keep='first')
+        preds.to_parquet(out/'predictions.parquet', index=False)
+        summary, pu = evaluate(preds, cases, seed=m.seed)
+        pu.to_parquet(out/'per_user.parquet', index=False)
+        man = bench.manifest
+        info = dict(method=m.name, backend=m.backend, data=bench.name, bench=str(bench.path), split=split,
+                    instructions=man['instructions'], instructions_generated=man.get('instructions_generated', True),
+                    users=len(cases), seed=m.seed, bench_seed=man['seed'], options=m.info(),
+                    fit_seconds=round(t_fit, 3), rank_seconds=round(t_rank, 3), resumed_users=len(done),
+                    machine=dict(cpus=__import__('os').cpu_count(), python=platform.python_version()), metrics=summary)
+        extra = getattr(m, 'run_stats', None)
+        if callable(extra): info['stats'] = extra()
+        write_json(info, out/'metrics.json')
+    finally: m.close()
     return info
 
 # %% ../nbs/12_runner.ipynb #5b489a7a
