@@ -9,7 +9,7 @@ server with `cores / datasets` threads. Every step's wall time goes to `OUT/time
 metrics, the LLM ledger per user and stage, wall times and replay ratios — to `bench/results/local_llm.md`.
 `--report-only` writes the report from the run folders and times already there.
 """
-import argparse, json, os, subprocess, sys, time, platform
+import argparse, json, os, sqlite3, subprocess, sys, time, platform
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -37,6 +37,21 @@ def run_dataset(d, out, a, threads):
         with open(out/'times.jsonl', 'a') as f: f.write(json.dumps(rec) + '\n')
         if rc: print(f'{d}: {step} failed (exit {rc}); see {out}/{step}-{d}.log', file=sys.stderr); return
 
+def cache_table(runs) -> list[str]:
+    "Per live run and stage, from its response cache: answered requests and their tokens per user (holds across restarts)."
+    rows = ['| run | stage | requests / user | failed (cached) | prompt tokens / user | completion tokens / user |', '|---|---|---:|---:|---:|---:|']
+    for run in runs:
+        db = run/'llm_cache.sqlite'
+        if run.parent.name.startswith('replay') or not db.exists(): continue
+        users = json.loads((run/'metrics.json').read_text())['users']
+        con = sqlite3.connect(f'file:{db}?mode=ro', uri=True)
+        q = ("select stage, count(*), sum(response like '%__atomrec_failed__%'), sum(prompt_tokens), sum(completion_tokens) "
+             "from responses group by stage order by min(created)")
+        for st, n, bad, pt, ct in con.execute(q):
+            rows.append(f"| {run.parent.name}/{run.name} | {st} | {n / users:.2f} | {bad} | {pt / users:.0f} | {ct / users:.0f} |")
+        con.close()
+    return rows
+
 def report(out:Path, a) -> str:
     from atomrec.runner import load_runs
     from atomrec.llm_agents import llm_report
@@ -56,10 +71,11 @@ def report(out:Path, a) -> str:
              f"llama.cpp on 127.0.0.1, greedy decoding, schema enforced by grammar; AtomRec with max_history={a.max_history} "
              "and the local agent profile (item links by rule). "
              f"Machine: {os.cpu_count()} cores, no GPU, python {platform.python_version()}; datasets ran side by side.", '',
+             *([a.note, ''] if a.note else []),
              '## Metrics', '', *rows, '', '## LLM calls per user and stage', '',
              'Calls are HTTP requests (repairs included); tokens are per evaluated user; failures are calls whose answer '
              'stayed invalid after one repair (the agents fall back and count it; an unusable ranking is a miss).', '',
-             llm_report(runs), '## Wall time', '', '| data | step | seconds | exit | load (1 min) at end |', '|---|---|---:|---:|---:|']
+             llm_report(runs), '### From the response caches', '', 'One row per distinct request (a repair round is part of its request; tokens include it). These hold for the whole run even when it was interrupted and resumed, where the ledger above covers the last session only.', '', *cache_table(runs), '', '## Wall time', '', '| data | step | seconds | exit | load (1 min) at end |', '|---|---|---:|---:|---:|']
     for d in a.datasets:
         for s in ('prepare',) + STEPS:
             r = times.get((s, d))
@@ -76,6 +92,7 @@ def main():
     p.add_argument('--model', default='smollm2'); p.add_argument('--users', type=int, default=50)
     p.add_argument('--datasets', nargs='+', default=['ml-100k', 'goodreads']); p.add_argument('--out', default='runs/local-llm')
     p.add_argument('--max-history', type=int, default=3); p.add_argument('--report-only', action='store_true')
+    p.add_argument('--note', default='', help='a remark for the report (e.g. how the runs were made)')
     p.add_argument('--results', default=str(Path(__file__).parent/'results'/'local_llm.md'))
     a = p.parse_args()
     out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
