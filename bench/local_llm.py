@@ -37,6 +37,24 @@ def run_dataset(d, out, a, threads):
         with open(out/'times.jsonl', 'a') as f: f.write(json.dumps(rec) + '\n')
         if rc: print(f'{d}: {step} failed (exit {rc}); see {out}/{step}-{d}.log', file=sys.stderr); return
 
+def as_shown(run:Path) -> tuple[int, int]:
+    "How many rankings equal the candidate order the prompt showed, and how many put the first shown candidate first."
+    import pandas as pd
+    from atomrec.benchmark import Bench
+    info = json.loads((run/'metrics.json').read_text())
+    shown = Bench(info['bench']).cases(info['split']).set_index('user_id').candidates
+    preds = pd.read_parquet(run/'predictions.parquet')
+    pairs = [(list(r), list(shown[u])) for u, r in zip(preds.user_id, preds.ranking) if r is not None]
+    return sum(r == c for r, c in pairs), sum(r[0] == c[0] for r, c in pairs)
+
+def shown_order_metrics(bench_dir:Path) -> dict:
+    "Metrics of ranking every case's candidates in the order they are shown."
+    import pandas as pd
+    from atomrec.benchmark import Bench
+    from atomrec.metrics import evaluate
+    cases = Bench(bench_dir).cases('test')
+    return evaluate(pd.DataFrame({'user_id': cases.user_id, 'ranking': cases.candidates.map(list)}), cases)[0]
+
 def cache_table(runs) -> list[str]:
     "Per live run and stage, from its response cache: answered requests and their tokens per user (holds across restarts)."
     rows = ['| run | stage | requests / user | failed (cached) | prompt tokens / user | completion tokens / user |', '|---|---|---:|---:|---:|---:|']
@@ -61,10 +79,16 @@ def report(out:Path, a) -> str:
             r = json.loads(l); times[(r['step'], r['data'])] = r  # the last record of a step wins
     runs = [out/s/d for d in a.datasets for s in STEPS if (out/s/d/'metrics.json').exists()]
     df = load_runs(runs) if runs else None
-    rows = ['| run | method | backend | data | users | seed | H@3 | N@3 | H@5 | N@5 | invalid | missing |', '|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|']
+    rows = ['| run | method | backend | data | users | seed | H@3 | N@3 | H@5 | N@5 | invalid | missing | ranking = order shown | first = first shown |',
+            '|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|']
+    for d in a.datasets:   # the reference a position-biased model collapses to
+        if (out/'bench'/d/'manifest.json').exists():
+            m = shown_order_metrics(out/'bench'/d)
+            rows.append(f"| order shown (reference) | - | - | {d} | {m['users']} | - | " + ' | '.join(f"{m[k]:.4f}" for k in ('hit@3', 'ndcg@3', 'hit@5', 'ndcg@5')) + " | 0 | 0 | all | all |")
     for run, r in zip(runs, [] if df is None else df.to_dict('records')):
+        same, first = as_shown(run)
         rows.append(f"| {run.parent.name}/{run.name} | {r['method']} | {r['backend']} | {r['data']} | {r['users']} | {r['seed']} | "
-                    + ' | '.join(f"{r[m]:.4f}" for m in ('hit@3', 'ndcg@3', 'hit@5', 'ndcg@5')) + f" | {r['invalid']} | {r['missing']} |")
+                    + ' | '.join(f"{r[m]:.4f}" for m in ('hit@3', 'ndcg@3', 'hit@5', 'ndcg@5')) + f" | {r['invalid']} | {r['missing']} | {same} | {first} |")
     lines = [f"# AtomRec with LLM agents on the embedded local model ({time.strftime('%Y-%m-%d')})", '',
              f"`python bench/local_llm.py --model {a.model} --users {a.users}`. Data: {', '.join(a.datasets)} (test split, "
              f"{a.users} seeded users, seed 0, template instructions: generated, not given). Backend: `{a.model}` served by "
@@ -72,7 +96,7 @@ def report(out:Path, a) -> str:
              "and the local agent profile (item links by rule). "
              f"Machine: {os.cpu_count()} cores, no GPU, python {platform.python_version()}; datasets ran side by side.", '',
              *([a.note, ''] if a.note else []),
-             '## Metrics', '', *rows, '', '## LLM calls per user and stage', '',
+             '## Metrics', '', 'The last two columns are a warning sign: a model that returns the candidates in the order shown (the benchmark shuffles them) ranks at chance.', '', *rows, '', '## LLM calls per user and stage', '',
              'Calls are HTTP requests (repairs included); tokens are per evaluated user; failures are calls whose answer '
              'stayed invalid after one repair (the agents fall back and count it; an unusable ranking is a miss).', '',
              llm_report(runs), '### From the response caches', '', 'One row per distinct request (a repair round is part of its request; tokens include it). These hold for the whole run even when it was interrupted and resumed, where the ledger above covers the last session only.', '', *cache_table(runs), '', '## Wall time', '', '| data | step | seconds | exit | load (1 min) at end |', '|---|---|---:|---:|---:|']
