@@ -404,12 +404,13 @@ class LLMClient:
         key = self.key(messages, schema, name)
         if self.cache is not None:
             hit = self.cache.get(key)
-            if hit is not None and isinstance(hit['response'], dict) and FAILED in hit['response'] and self.cache_failures:
+            failed = hit is not None and isinstance(hit['response'], dict) and FAILED in hit['response']
+            if failed and self.cache_failures:
                 pt, ct = hit['prompt_tokens'] or 0, hit['completion_tokens'] or 0
                 self.ledger.add(stage, cache_hits=1, failures=1, saved_tokens=pt + ct)
                 self.log.info('stage=%s cached failure %s', stage, key[:12])
                 raise LLMFailure(stage, f"cached failure: {hit['response'][FAILED]}", 0)
-            if hit is not None and not (isinstance(hit['response'], dict) and FAILED in hit['response']):
+            if hit is not None and not failed:
                 try:
                     out = validate_json(hit['response'], schema)
                     if validate is not None: validate(out)
