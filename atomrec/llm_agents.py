@@ -549,7 +549,7 @@ def llm_report(runs, # finished run folders of LLM-backed methods
                fmt:str='markdown', # 'markdown' or 'frame'
               ):
     "Per run and LLM stage: calls and tokens per user, outcomes, seconds per call and the other counters."
-    from atomrec.runner import load_runs
+    from atomrec.runner import load_runs, markdown_table
     rows = []
     for run_dir, info in zip(runs, load_runs(runs).itertuples()):
         llm = read_json(Path(run_dir)/'metrics.json')['stats'].get('llm')
@@ -566,8 +566,7 @@ def llm_report(runs, # finished run folders of LLM-backed methods
     df = pd.DataFrame(rows)
     if fmt == 'frame': return df
     if df.empty: return '(no LLM calls in these runs)'
-    return '| ' + ' | '.join(df.columns) + ' |\n|' + '---|' * len(df.columns) + '\n' + ''.join(
-        '| ' + ' | '.join(str(x) for x in r) + ' |\n' for r in df.itertuples(index=False))
+    return markdown_table(df)
 
 
 # %% ../nbs/14_llm_agents.ipynb #55de46a1

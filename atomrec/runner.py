@@ -13,7 +13,7 @@ from .benchmark import Bench
 from .metrics import evaluate, KS
 
 # %% auto #0
-__all__ = ['METHODS', 'Method', 'RandomMethod', 'PopMethod', 'get_method', 'run', 'load_runs', 'report']
+__all__ = ['METHODS', 'Method', 'RandomMethod', 'PopMethod', 'get_method', 'run', 'load_runs', 'markdown_table', 'report']
 
 # %% ../nbs/12_runner.ipynb #f6bad20c
 class Method:
@@ -142,6 +142,11 @@ def load_runs(runs)->pd.DataFrame:
                          seconds=round(j['fit_seconds'] + j['rank_seconds'], 1)))
     return pd.DataFrame(rows)
 
+def markdown_table(df:pd.DataFrame)->str:
+    "A DataFrame as a markdown table: a header row, then one row per record, values as `str` gives them."
+    head = '| ' + ' | '.join(map(str, df.columns)) + ' |\n|' + '---|' * len(df.columns) + '\n'
+    return head + ''.join('| ' + ' | '.join(str(v) for v in r) + ' |\n' for r in df.itertuples(index=False))
+
 def report(runs, # run folders
            ks=(3, 5), fmt:str='markdown')->str:
     "A table of the runs' metrics (H@K, N@K) with data, split, instructions, backend, users and seed."
@@ -150,7 +155,5 @@ def report(runs, # run folders
     t = df[cols].rename(columns={f'{m}@{k}': f"{m[0].upper()}@{k}" for k in ks for m in ('hit', 'ndcg')})
     for c in t.columns:
         if c[:2] in ('H@', 'N@'): t[c] = t[c].map(lambda x: f"{x:.4f}")
-    if fmt == 'markdown':
-        head = '| ' + ' | '.join(t.columns) + ' |\n|' + '---|' * len(t.columns) + '\n'
-        return head + ''.join('| ' + ' | '.join(str(v) for v in r) + ' |\n' for r in t.itertuples(index=False))
+    if fmt == 'markdown': return markdown_table(t)
     return t.to_string(index=False)
