@@ -4,46 +4,89 @@
 
 # %% ../nbs/01_data.ipynb #d38aad4c
 from __future__ import annotations
-import os, io, re, sys, glob, pickle, shutil, zipfile, subprocess, tempfile
+import os, io, re, sys, math, glob, pickle, shutil, zipfile, subprocess, tempfile
 from pathlib import Path
 import numpy as np, pandas as pd, duckdb
 from .core import *
 
 # %% auto #0
-__all__ = ['ATOMIC_TYPES', 'CORE_ITEM_COLS', 'INSTRUCTREC_COLS', 'read_atomic', 'find_dataset', 'load_recbole', 'fetch_ml100k',
-           'load_instructrec', 'make_instructrec_fixture', 'load_dataset']
+__all__ = ['ATOMIC_TYPES', 'UTF8_BOM', 'CORE_ITEM_COLS', 'ML100K_IN_WHEEL', 'INSTRUCTREC_COLS', 'read_atomic', 'find_dataset',
+           'load_recbole', 'fetch_ml100k', 'load_instructrec', 'make_instructrec_fixture', 'load_dataset']
 
 # %% ../nbs/01_data.ipynb #d06cc15a
 ATOMIC_TYPES = ('token', 'token_seq', 'float', 'float_seq')
+UTF8_BOM = b'\xef\xbb\xbf'
 
 def _decode(path:Path)->str:
-    "The file's text, or a DataError naming the first line that is not UTF-8."
+    "The file's text (a UTF-8 byte-order mark dropped), or a DataError naming the first line that is not UTF-8."
     raw = path.read_bytes()
+    if raw[:2] in (b'\xff\xfe', b'\xfe\xff'):
+        raise DataError("file is UTF-16 (it starts with a UTF-16 byte-order mark)", path, 1, "re-encode the file as UTF-8 (e.g. iconv -f utf-16 -t utf-8)")
+    if raw.startswith(UTF8_BOM): raw = raw[len(UTF8_BOM):]
     try: return raw.decode('utf-8')
     except UnicodeDecodeError as e:
         line = raw[:e.start].count(b'\n') + 1
         raise DataError(f"byte {raw[e.start]:#x} is not valid UTF-8", path, line,
                         "re-encode the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)") from None
 
+def _header(head:str, path:Path)->tuple[list, list]:
+    "Column names and types of a `name:type` header line."
+    if '\x00' in head: raise DataError("the header holds NUL bytes (the file is probably UTF-16 or binary)", path, 1, "re-encode the file as UTF-8 text")
+    names, types = [], []
+    for col in head.split('\t'):
+        if ':' not in col: raise DataError(f"header column {col!r} has no `:type`", path, 1, f"write it as `{col}:token` (types: {', '.join(ATOMIC_TYPES)})")
+        n, t = col.rsplit(':', 1)
+        if not n: raise DataError(f"header column {col!r} has no name", path, 1, "write it as `name:type`")
+        if t not in ATOMIC_TYPES: raise DataError(f"column {n!r} has unknown type {t!r}", path, 1, f"use one of {', '.join(ATOMIC_TYPES)}")
+        names.append(n); types.append(t)
+    if len(set(names)) != len(names): raise DataError(f"duplicate column names in header {names}", path, 1, "rename the duplicates")
+    return names, types
+
+def _finite(v:str)->bool|None:
+    "Whether `v` is a finite number (None if it is no number at all)."
+    try: return math.isfinite(float(v))
+    except ValueError: return None
+
+def _floats(s:pd.Series, # one `float` column, as read
+            n:str, # its name
+            path:Path, # the file, for errors
+            filled:bool, # True: every row needs a value
+           )->pd.Series:
+    "The column as finite numbers (an empty cell is NaN unless `filled`), or a DataError naming the first bad cell."
+    num = pd.to_numeric(s.replace('', np.nan), errors='coerce')
+    empty = (s == '').values
+    bad = ~np.isfinite(num.values.astype(float)) & (filled | ~empty)
+    if not bad.any(): return num
+    i = int(np.flatnonzero(bad)[0]); v = s.iat[i]; col = f"column {n!r} (float)"
+    if v == '': raise DataError(f"{col} is empty", path, i + 2, f"fill in `{n}` on every row (or drop the column if it is not known)")
+    if _finite(v) is False:
+        why = '' if re.search('inf|nan', v, re.I) else ' (it overflows to inf)'
+        raise DataError(f"{col} has non-finite value {v!r}{why}", path, i + 2, "write a finite number" + ('' if filled else ", or leave the cell empty if the value is unknown"))
+    raise DataError(f"{col} has non-numeric value {v!r}", path, i + 2, "fix the value or declare the column as token")
+
+def _check_float_seq(s:pd.Series, n:str, path:Path):
+    "A DataError naming the first cell of a `float_seq` column that holds something other than finite numbers."
+    for i, v in enumerate(s):
+        for x in v.split():
+            if not _finite(x): raise DataError(f"column {n!r} (float_seq) holds {x!r}, not a finite number", path, i + 2, "write space-separated finite numbers")
+
 def read_atomic(path, # a RecBole atomic file (.inter, .item, ...)
-                required:dict|None=None, # column name -> type that must be present
+                required:dict|None=None, # column name -> type that must be present, with a value on every row
+                filled:tuple=(), # optional columns that, when present, need a value on every row
                )->pd.DataFrame:
     "Read a RecBole atomic file into a DataFrame (typed columns; a `line` column keeps the 1-based file line)."
     path = Path(path)
     if not path.exists(): raise DataError("file not found", path, fix="check the dataset folder and name")
     text = _decode(path)
     lines = text.split('\n')
-    if lines and lines[-1] == '': lines.pop()
-    if not lines or not lines[0].strip(): raise DataError("file is empty (no header)", path, 1, "write a `name:type` header line")
-    names, types = [], []
-    for col in lines[0].rstrip('\r').split('\t'):
-        if ':' not in col: raise DataError(f"header column {col!r} has no `:type`", path, 1, f"write it as `{col}:token` (types: {', '.join(ATOMIC_TYPES)})")
-        n, t = col.rsplit(':', 1)
-        if t not in ATOMIC_TYPES: raise DataError(f"column {n!r} has unknown type {t!r}", path, 1, f"use one of {', '.join(ATOMIC_TYPES)}")
-        names.append(n); types.append(t)
-    if len(set(names)) != len(names): raise DataError(f"duplicate column names in header {names}", path, 1, "rename the duplicates")
+    while len(lines) > 1 and not lines[-1].strip(): lines.pop()   # trailing blank lines (and the final newline)
+    if not lines[0].strip():
+        if len(lines) == 1: raise DataError("file is empty (no header)", path, 1, "write a `name:type` header line")
+        raise DataError("line 1 is blank", path, 1, "the `name:type` header must be the first line: remove the blank line")
+    head = lines[0].rstrip('\r')
+    names, types = _header(head, path)
     for n, t in (required or {}).items():
-        if n not in names: raise DataError(f"required column `{n}:{t}` is missing (header has {lines[0]!r})", path, 1, f"add a `{n}:{t}` column")
+        if n not in names: raise DataError(f"required column `{n}:{t}` is missing (header has {head!r})", path, 1, f"add a `{n}:{t}` column")
         got = types[names.index(n)]
         if got != t and not (t == 'token' and got == 'float'):
             raise DataError(f"column {n!r} has type {got!r}, expected {t!r}", path, 1, f"declare it as `{n}:{t}`")
@@ -53,17 +96,22 @@ def read_atomic(path, # a RecBole atomic file (.inter, .item, ...)
     for i, l in enumerate(lines[1:], start=2):
         parts = l.rstrip('\r').split('\t')
         if len(parts) != ncol:
+            if not l.strip(): raise DataError("line is blank", path, i, "remove the blank line (only blank lines at the end of the file are ignored)")
             raise DataError(f"expected {ncol} tab-separated fields, found {len(parts)}", path, i, "remove stray tabs or fill missing fields")
         for c, v in zip(cols, parts): c.append(v)
+    if (k := text.find('\x00')) >= 0:   # whole-text searches: the rows' loop stays lean
+        col = names[text.count('\t', text.rfind('\n', 0, k) + 1, k)]
+        raise DataError(f"column {col!r} holds a NUL byte (\\x00)", path, text.count('\n', 0, k) + 1,
+                        "remove the NUL bytes (the file may be corrupt or partly binary)")
+    if m := re.search('\n' + re.escape(head) + '\r?(\n|$)', text):
+        raise DataError("the header is repeated (were two files concatenated?)", path, text.count('\n', 0, m.start()) + 2, "remove the repeated header line")
     df = pd.DataFrame({n: c for n, c in zip(names, cols)})
+    for n in (required or {}):
+        empty = (df[n].str.strip() == '').values
+        if empty.any(): raise DataError(f"column {n!r} is empty", path, int(np.flatnonzero(empty)[0]) + 2, f"every row needs a {n}: fill it in or drop the row")
     for n, t in zip(names, types):
-        if t == 'float':
-            num = pd.to_numeric(df[n].replace('', np.nan), errors='coerce')
-            bad = num.isna() & (df[n] != '')
-            if bad.any():
-                i = int(np.flatnonzero(bad.values)[0])
-                raise DataError(f"column {n!r} (float) has non-numeric value {df[n].iat[i]!r}", path, i + 2, "fix the value or declare the column as token")
-            df[n] = num
+        if t == 'float': df[n] = _floats(df[n], n, path, filled=n in (required or {}) or n in filled)
+        elif t == 'float_seq': _check_float_seq(df[n], n, path)
     df['line'] = np.arange(2, len(df) + 2)
     return df
 
@@ -82,6 +130,27 @@ def _item_text(df:pd.DataFrame)->pd.Series:
             parts.append(f"{c.replace('_', ' ')}: {v}")
         return '. '.join(parts)
     return df.apply(row_text, axis=1) if len(df) else pd.Series([], dtype=str)
+
+def _replace_tables(con:duckdb.DuckDBPyConnection, # where the tables go
+                    tables:dict, # table name -> DataFrame
+                    source:tuple, # (kind, name, path) for the `source` table
+                    drop:tuple=(), # tables a source of another kind left behind
+                   ):
+    "Write `tables` and `source` in one transaction: all of them, or (on any failure) none."
+    q = "SELECT txid_current()"   # equal ids: a transaction the caller opened is running, and it decides
+    own = con.execute(q).fetchone() != con.execute(q).fetchone()
+    if own: con.begin()
+    try:
+        for name, frame in tables.items():
+            con.register('_t', frame)
+            try: con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT * FROM _t")
+            finally: con.unregister('_t')
+        for name in drop: con.execute(f"DROP TABLE IF EXISTS {name}")
+        con.execute("CREATE OR REPLACE TABLE source AS SELECT ? AS kind, ? AS name, ? AS path", list(source))
+        if own: con.commit()
+    except BaseException:
+        if own: con.rollback()
+        raise
 
 def find_dataset(name_or_path)->Path:
     "The folder of a dataset given its name (searched in `data_dirs()`) or a path."
@@ -104,7 +173,7 @@ def load_recbole(folder, # dataset folder holding NAME.inter and NAME.item
         cands = sorted(folder.glob('*.inter'))
         if len(cands) != 1: raise DataError(f"no {name}.inter in the folder", folder, fix="name the files NAME.inter and NAME.item after the folder")
         inter_p, item_p = cands[0], cands[0].with_suffix('.item')
-    inter = read_atomic(inter_p, required={'user_id': 'token', 'item_id': 'token'})
+    inter = read_atomic(inter_p, required={'user_id': 'token', 'item_id': 'token'}, filled=('timestamp',))
     items = read_atomic(item_p, required={'item_id': 'token'})
     if 'timestamp' not in inter: inter['timestamp'] = inter['line'].astype(float)
     dup = items.item_id.duplicated(keep=False)
@@ -129,14 +198,12 @@ def load_recbole(folder, # dataset folder holding NAME.inter and NAME.item
     items = items[['item_id', 'title', 'text'] + [c for c in items.columns if c not in CORE_ITEM_COLS and c != 'line']]
     inter = inter[['user_id', 'item_id', 'timestamp', 'line'] + [c for c in inter.columns if c not in ('user_id', 'item_id', 'timestamp', 'line')]]
     con = con or duckdb.connect()
-    con.register('_items', items); con.register('_inter', inter)
-    con.execute("CREATE OR REPLACE TABLE items AS SELECT * FROM _items")
-    con.execute("CREATE OR REPLACE TABLE interactions AS SELECT * FROM _inter")
-    con.unregister('_items'); con.unregister('_inter')
-    con.execute("CREATE OR REPLACE TABLE source AS SELECT ? AS kind, ? AS name, ? AS path", ['recbole', name, str(folder)])
+    _replace_tables(con, {'items': items, 'interactions': inter}, ('recbole', name, str(folder)), drop=('given',))
     return con
 
 # %% ../nbs/01_data.ipynb #d2b1cb6b
+ML100K_IN_WHEEL = 'recbole/dataset_example/ml-100k/ml-100k'
+
 def fetch_ml100k(dest=None, # folder to create `ml-100k/` in (default: the project's data/)
                  wheel:str|None=None, # a local recbole wheel (default: download recbole==1.2.1 from PyPI)
                 )->Path:
@@ -149,15 +216,21 @@ def fetch_ml100k(dest=None, # folder to create `ml-100k/` in (default: the proje
                                capture_output=True, text=True, timeout=600)
             if r.returncode: raise AtomRecError(f"could not download recbole==1.2.1 from PyPI: {r.stderr.strip()[-500:]}")
             wheel = next(Path(tmp).glob('recbole-*.whl'))
-        dest.mkdir(parents=True, exist_ok=True)
-        with zipfile.ZipFile(wheel) as z:
-            for ext in ('inter', 'item'):
-                data = z.read(f'recbole/dataset_example/ml-100k/ml-100k.{ext}').decode('utf-8', errors='replace')
-                if ext == 'item':
-                    head, rest = data.split('\n', 1)
-                    head = head.replace('movie_title:', 'title:').replace('class:', 'categories:')
-                    data = head + '\n' + rest
-                tmpf = dest/f'ml-100k.{ext}.tmp'; tmpf.write_text(data, encoding='utf-8'); tmpf.replace(dest/f'ml-100k.{ext}')
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=dest.parent, prefix='.ml-100k-') as stage:   # both files, then move in
+            try:
+                with zipfile.ZipFile(wheel) as z:
+                    for ext in ('inter', 'item'):
+                        data = z.read(f'{ML100K_IN_WHEEL}.{ext}').decode('utf-8', errors='replace')
+                        if ext == 'item':
+                            head, rest = data.split('\n', 1)
+                            head = head.replace('movie_title:', 'title:').replace('class:', 'categories:')
+                            data = head + '\n' + rest
+                        (Path(stage)/f'ml-100k.{ext}').write_text(data, encoding='utf-8')
+            except (KeyError, zipfile.BadZipFile) as e:
+                raise AtomRecError(f"{Path(wheel).name} is not a recbole wheel holding {ML100K_IN_WHEEL}.inter/.item ({e})") from None
+            dest.mkdir(exist_ok=True)
+            for ext in ('item', 'inter'): (Path(stage)/f'ml-100k.{ext}').replace(dest/f'ml-100k.{ext}')
     return dest
 
 # %% ../nbs/01_data.ipynb #dceec05d
@@ -216,9 +289,7 @@ def load_instructrec(pkl, # path to a `*All_recagent.pkl` DataFrame pickle
     inter = pd.DataFrame(inter, columns=['user_id', 'item_id', 'timestamp', 'line', 'review_text'])
     given = pd.DataFrame(given, columns=['user_id', 'target', 'candidates', 'instruction', 'persona'])
     con = con or duckdb.connect()
-    for name, frame in [('items', it), ('interactions', inter), ('given', given)]:
-        con.register('_t', frame); con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT * FROM _t"); con.unregister('_t')
-    con.execute("CREATE OR REPLACE TABLE source AS SELECT ? AS kind, ? AS name, ? AS path", ['instructrec', pkl.stem, str(pkl)])
+    _replace_tables(con, {'items': it, 'interactions': inter, 'given': given}, ('instructrec', pkl.stem, str(pkl)))
     return con
 
 # %% ../nbs/01_data.ipynb #632af6cc
