@@ -14,7 +14,7 @@ from contextlib import nullcontext
 
 # %% auto #0
 __all__ = ['KINDS', 'REVISABLE', 'LINK_TYPE', 'AtomicNote', 'note_schema', 'notes_to_arrow', 'arrow_to_notes', 'unit_rows',
-           'topk_rows', 'serial_blas', 'NoteStore', 'EvolutionLog']
+           'topk_rows', 'serial_blas', 'NoteStore', 'BatchSearch', 'EvolutionLog']
 
 # %% ../nbs/05_store.ipynb #04a4a2bd
 KINDS = ('user', 'item')
@@ -51,8 +51,10 @@ class AtomicNote:
 
     def copy(self) -> AtomicNote:
         "A copy that shares nothing mutable with this note."
-        return dataclasses.replace(self, keywords=list(self.keywords), tags=list(self.tags), links=list(self.links),
-                                   embedding=None if self.embedding is None else self.embedding.copy())
+        c = object.__new__(AtomicNote)   # no __post_init__: the fields are already valid (copies are made per revision)
+        c.__dict__ = {**self.__dict__, 'keywords': list(self.keywords), 'tags': list(self.tags), 'links': list(self.links),
+                      'embedding': None if self.embedding is None else self.embedding.copy()}
+        return c
 
     def to_record(self) -> dict:
         "A LanceDB/arrow row: links as a list of {note_id, relation} structs, embedding as `vector`."
@@ -85,13 +87,15 @@ def note_schema(dim:int) -> pa.Schema:
     return pa.schema([('id', pa.string()), ('kind', pa.string()), ('owner', pa.string()), ('content', pa.string()),
                       ('timestamp', pa.float64()), ('keywords', pa.list_(pa.string())), ('tags', pa.list_(pa.string())),
                       ('context', pa.string()), ('links', pa.list_(LINK_TYPE)), ('vector', pa.list_(pa.float32(), dim)),
-                      ('version', pa.int64()), ('item_id', pa.string()), ('source', pa.string())])
+                      ('version', pa.int64()), ('item_id', pa.string()), ('source', pa.string()), ('seq', pa.int64())])
 
-def notes_to_arrow(notes:list[AtomicNote], dim:int) -> pa.Table:
-    "Arrow table of `notes` (every note needs a `dim`-sized embedding)."
+def notes_to_arrow(notes:list[AtomicNote], dim:int, seq:list[int]|None=None) -> pa.Table:
+    "Arrow table of `notes` (every note needs a `dim`-sized embedding); `seq`: their insertion numbers (default 0, 1, ...)."
     recs = [n.to_record() for n in notes]
     schema = note_schema(dim)
-    cols = {f.name: [r[f.name] for r in recs] for f in schema if f.name != 'vector'}
+    seq = list(range(len(recs))) if seq is None else list(seq)
+    cols = {f.name: [r[f.name] for r in recs] for f in schema if f.name not in ('vector', 'seq')}
+    cols['seq'] = seq
     vecs = np.stack([r['vector'] for r in recs]).astype(np.float32) if recs else np.zeros((0, dim), np.float32)
     cols['vector'] = pa.FixedSizeListArray.from_arrays(pa.array(vecs.reshape(-1)), dim)
     return pa.table({f.name: cols[f.name] for f in schema}, schema=schema)
@@ -101,7 +105,7 @@ def arrow_to_notes(t:pa.Table) -> list[AtomicNote]:
     if t.num_rows == 0: return []
     vec = t.column('vector').combine_chunks()
     vecs = vec.values.to_numpy(zero_copy_only=False).reshape(t.num_rows, vec.type.list_size)
-    names = [c for c in t.column_names if c != 'vector' and not c.startswith('_')]
+    names = [c for c in t.column_names if c not in ('vector', 'seq') and not c.startswith('_')]
     cols = {c: t.column(c).to_pylist() for c in names}
     return [AtomicNote.from_record({**{c: cols[c][i] for c in names}, 'vector': vecs[i]}) for i in range(t.num_rows)]
 
@@ -165,7 +169,14 @@ class NoteStore:
         self._by_owner = defaultdict(list)
         self._mat, self._kind, self._n = np.zeros((1024, self.dim), np.float32), np.zeros(1024, np.int8), 0
         self._new, self._dirty = {}, {}  # ordered sets: never flushed / flushed but revised
-        if mode == 'open': self._insert(arrow_to_notes(self.table.to_arrow()), dirty=False)
+        self._journal, self._watchers = None, 0   # rows whose vector changed, kept while a `BatchSearch` is open
+        if mode == 'open': self._load()
+
+    def _load(self):
+        "Rebuild the working set from the table, in insertion order (the `seq` column)."
+        t = self.table.to_arrow()
+        if 'seq' in t.column_names: t = t.sort_by('seq')
+        self._insert(arrow_to_notes(t), dirty=False)
 
     @classmethod
     def open(cls, path:str|Path, table:str='notes') -> NoteStore:
@@ -204,6 +215,7 @@ class NoteStore:
             self._notes[n.id], self._row[n.id] = n, n0 + j
             self._ids.append(n.id); self._by_owner[n.owner].append(n.id)
             if dirty: self._new[n.id] = None
+        if self._journal is not None: self._journal.extend(range(n0, n0 + m))
         self._n += m
 
     def add(self, notes:AtomicNote|list[AtomicNote]) -> int:
@@ -221,6 +233,7 @@ class NoteStore:
             self._mat[r], self._kind[r] = unit_rows(n.embedding)[0], KINDS.index(n.kind)
             self._notes[n.id] = n
             if n.id not in self._new: self._dirty[n.id] = None
+            if self._journal is not None: self._journal.append(r)
         return len(notes)
 
     def get(self, id:str) -> AtomicNote:
@@ -272,6 +285,24 @@ class NoteStore:
             out += [[(self._ids[r], float(v)) for r, v in zip(gr, tr) if r >= 0] for gr, tr in zip(g.tolist(), top.tolist())]
         return out
 
+    def exact_scores(self, vec:np.ndarray, # unit query vector
+                     rows, # row numbers in the working set
+                    ) -> np.ndarray:
+        "Cosines of `vec` with `rows` in float64, summed in a fixed order: the same bits however the rows were found."
+        return (self._mat[np.asarray(rows, dtype=np.int64)].astype(np.float64) * np.asarray(vec, np.float64)).sum(1)
+
+    def batch_search(self, mat:np.ndarray, # (q, dim) queries of notes about to be written, in order
+                     k:int, # neighbours per query
+                    ) -> BatchSearch:
+        "Exact top-k for notes written one after another, with one matrix product for all of them (see `BatchSearch`)."
+        return BatchSearch(self, mat, k)
+
+    def search_exact(self, vec:np.ndarray, # query vector
+                     k:int, # neighbours wanted
+                    ) -> list[tuple[str,float]]:
+        "Exact top-k over the whole working set, ties by insertion order, scores in float64 (what `batch_search` returns)."
+        with self.batch_search(np.asarray(vec)[None], k) as bs: return bs.query(0)
+
     def search(self, vec:np.ndarray, # query vector
                k:int, # neighbours wanted
                kind:str|None=None, # only notes of this kind
@@ -309,17 +340,34 @@ class NoteStore:
         "Build a cosine vector index on the flushed table (for `lance_search`); `kw` go to LanceDB's `create_index`."
         self.table.create_index(metric='cosine', vector_column_name='vector', index_type=index_type, **kw)
 
+    def _arrow(self, ids) -> pa.Table:
+        ids = list(ids)
+        return notes_to_arrow(self.get_many(ids), self.dim, [self._row[i] for i in ids])
+
     def flush(self) -> int:
         "Write dirty notes to the table (append new ones, `merge_insert` revised ones); returns how many."
         n = 0
         if self._new:
-            self.table.add(notes_to_arrow([self._notes[i] for i in self._new], self.dim))
+            self.table.add(self._arrow(self._new))
             n += len(self._new); self._new = {}
         if self._dirty:
-            t = notes_to_arrow([self._notes[i] for i in self._dirty], self.dim)
+            t = self._arrow(self._dirty)
             self.table.merge_insert('id').when_matched_update_all().when_not_matched_insert_all().execute(t)
             n += len(self._dirty); self._dirty = {}
         return n
+
+    @property
+    def version(self) -> int:
+        "The table's version (each flush makes one or two new versions)."
+        return self.table.version
+
+    def restore(self, version:int) -> None:
+        "Make `version` of the table the latest again and reload the working set from it (a checkpoint's state)."
+        if version != self.table.version:
+            self.table.checkout(version); self.table.restore()
+        self._notes, self._row, self._ids, self._by_owner, self._n = {}, {}, [], defaultdict(list), 0
+        self._new, self._dirty = {}, {}
+        self._load()
 
     def optimize(self) -> None:
         "Compact the table's small fragments (many flushes leave many) and update its indices."
@@ -327,12 +375,70 @@ class NoteStore:
 
     def to_pandas(self) -> pd.DataFrame:
         "The working set as a DataFrame, one row per note (the table's layout)."
-        return notes_to_arrow(self.get_many(self._ids), self.dim).to_pandas()
+        return self._arrow(self._ids).to_pandas()
 
     def close(self) -> None:
         "Flush and let go of the table."
         self.flush()
         self.table = self.db = None
+    def __enter__(self): return self
+    def __exit__(self, *exc): self.close()
+
+# %% ../nbs/05_store.ipynb #25125d51
+class BatchSearch:
+    "Exact top-k for a batch of notes written in order: one matrix product up front, corrected for every change since."
+    eps = 1e-4     # float32 products are within ~1e-6 of the float64 cosines; candidates within eps of the k-th are rescored
+    margin = 32    # extra neighbours kept per query, so rows changed since the start rarely force a full rescan
+    def __init__(self, store:NoteStore, mat:np.ndarray, k:int):
+        self.st, self.k, self.Q = store, k, unit_rows(mat)
+        if self.Q.shape[1] != store.dim: raise ValueError(f"queries are {self.Q.shape[1]}-d, store is {store.dim}-d")
+        if store._journal is None: store._journal = []
+        store._watchers += 1
+        self.n0, self._open = store._n, True
+        self._chg, self._seen, self.rescans = {}, len(store._journal), 0   # changed row -> slot in _C
+        self._C = np.zeros((256, store.dim), np.float32)
+        self.K = min(k + self.margin, self.n0)
+        if self.K:
+            S = self.Q @ store._mat[:self.n0].T        # one product for the whole batch (every BLAS thread)
+            import torch
+            v, i = torch.topk(torch.from_numpy(S), self.K, dim=1)   # partial sort, far faster than np.argpartition here
+            self.top_v, self.top_i = v.numpy(), i.numpy()
+
+    def query(self, j:int) -> list[tuple[str,float]]:
+        "Top-k for query `j` against the store as it is now (rows added or revised since the start included)."
+        st, k, q = self.st, self.k, self.Q[j]
+        for r in st._journal[self._seen:]:     # copy changed rows' vectors into a compact matrix (one slot per row)
+            if r not in self._chg:
+                if len(self._chg) == len(self._C): self._C = np.concatenate([self._C, np.zeros_like(self._C)])
+                self._chg[r] = len(self._chg)
+            self._C[self._chg[r]] = st._mat[r]
+        self._seen = len(st._journal)
+        chg = np.fromiter(self._chg, dtype=np.int64, count=len(self._chg))
+        rows, f = [], []
+        if self.K:
+            keep = [x not in self._chg for x in self.top_i[j].tolist()]
+            rows.append(self.top_i[j][keep]); f.append(self.top_v[j][keep])
+        if len(chg): rows.append(chg); f.append(self._C[:len(chg)] @ q)
+        if not rows or not sum(map(len, rows)): return []
+        rows, f = np.concatenate(rows), np.concatenate(f)
+        kk = min(k, len(f))
+        kth = -np.partition(-f, kk - 1)[kk - 1]
+        if self.K < self.n0 and (len(f) < k or self.top_v[j][-1] >= kth - self.eps):
+            # the kept list may miss a row near the k-th: score every row as it is now (rare)
+            self.rescans += 1
+            rows = np.arange(st._n); f = st._mat[:st._n] @ q
+            kk = min(k, len(f)); kth = -np.partition(-f, kk - 1)[kk - 1]
+        band = f >= kth - self.eps
+        rows = rows[band]
+        s = st.exact_scores(q, rows)
+        o = np.lexsort((rows, -s))[:k]
+        return [(st._ids[r], float(v)) for r, v in zip(rows[o].tolist(), s[o].tolist())]
+
+    def close(self):
+        "Stop recording changes in the store (once the last open batch closes)."
+        if self._open:
+            self._open = False; self.st._watchers -= 1
+            if not self.st._watchers: self.st._journal = None
     def __enter__(self): return self
     def __exit__(self, *exc): self.close()
 
