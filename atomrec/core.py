@@ -11,7 +11,8 @@ import numpy as np
 
 # %% auto #0
 __all__ = ['ABLATIONS', 'AtomRecError', 'DataError', 'AtomRecConfig', 'ablation_config', 'project_root', 'data_dirs',
-           'seed_everything', 'stable_hash', 'rng_for', 'get_logger', 'write_json', 'read_json']
+           'seed_everything', 'stable_hash', 'rng_for', 'get_logger', 'write_json', 'read_json', 'LockedError',
+           'FolderLock']
 
 # %% ../nbs/00_core.ipynb #ae772373
 class AtomRecError(Exception):
@@ -122,3 +123,30 @@ def write_json(obj, path):
     tmp.write_text(json.dumps(obj, indent=2, default=str)); tmp.replace(path)
 
 def read_json(path): return json.loads(Path(path).read_text())
+
+# %% ../nbs/00_core.ipynb #d3d1429b
+import fcntl, socket, time
+
+class LockedError(AtomRecError):
+    "Another writer holds the folder."
+
+class FolderLock:
+    "Exclusive lock on a folder for one writer (`flock` on `folder/.lock`); released by `release()` or the process's exit."
+    def __init__(self, folder, # the folder to own
+                 what:str='folder'): # what it is, for the error message
+        self.folder = Path(folder); self.folder.mkdir(parents=True, exist_ok=True)
+        self.path, self._f = self.folder/'.lock', open(self.folder/'.lock', 'a+')
+        try: fcntl.flock(self._f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._f.seek(0); who = self._f.read().strip() or 'another writer'; self._f.close(); self._f = None
+            raise LockedError(f"{what} {self.folder} is in use by {who}: one writer at a time; wait for it to finish, or stop it") from None
+        self._f.seek(0); self._f.truncate(); self._f.write(f"pid {os.getpid()} on {socket.gethostname()} since {time.strftime('%Y-%m-%d %H:%M:%S')}"); self._f.flush()
+    @property
+    def held(self)->bool: return self._f is not None
+    def release(self):
+        "Let go of the folder (idempotent)."
+        if self._f is not None:
+            fcntl.flock(self._f, fcntl.LOCK_UN); self._f.close(); self._f = None
+    def __enter__(self): return self
+    def __exit__(self, *exc): self.release()
+    def __del__(self): self.release()
