@@ -10,19 +10,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np, pandas as pd
 from tqdm.auto import tqdm
+from fastcore.basics import patch
 from .core import *
 from .store import AtomicNote, NoteStore, EvolutionLog
 from .encoder import Encoder
 from .agents import *
 
 # %% auto #0
-__all__ = ['NoteEmbedder', 'Recommendation', 'AtomRec', 'embedding_cache_dir', 'memory_frame', 'AtomRecMethod']
+__all__ = ['MEMORY_FILES', 'NoteEmbedder', 'Recommendation', 'AtomRec', 'embedding_cache_dir', 'memory_frame', 'AtomRecMethod']
 
 # %% ../nbs/07_memory.ipynb #c0921c19
 class NoteEmbedder:
     "Note vectors from cached field embeddings: content, keywords+tags, context."
     def __init__(self, encoder:Encoder, cfg:AtomRecConfig, mode:str='fields', w_content:float=1.0, w_facets:float=0.5, w_context:float=0.3):
         self.enc, self.cfg, self.mode, self.w = encoder, cfg, mode, (w_content, w_facets, w_context)
+        self._idx, self._V = {}, np.zeros((0, encoder.dim), np.float32)   # text -> row of its encoder vector (looked up once)
+        self._content, self._ph = {}, {}   # content -> its weighted part; context -> its phrases
     @staticmethod
     def phrases(text:str)->list[str]:
         "A field split into the phrases it is embedded from (lines; context also at commas, colons, semicolons)."
@@ -32,7 +35,7 @@ class NoteEmbedder:
         if self.mode == 'joint': return [self.joint_text(n)]
         t = [l for l in n.content.split('\n') if l.strip()]
         if self.cfg.facets: t += n.keywords + n.tags
-        if self.cfg.context and n.context: t += self.phrases(n.context)
+        if self.cfg.context and n.context: t += self._phrases(n.context)
         return t
     def joint_text(self, n:AtomicNote)->str:
         parts = [n.content]
@@ -41,12 +44,33 @@ class NoteEmbedder:
         return '\n'.join(parts)
     def prime(self, notes:list[AtomicNote]):
         "Encode, in one batch, every text these notes need that is not cached yet."
-        self.enc.encode(list(dict.fromkeys(t for n in notes for t in self.texts(n))))
+        if self.mode == 'joint': self.enc.encode(list(dict.fromkeys(self.joint_text(n) for n in notes))); return
+        self._have([t for n in notes for t in self.texts(n)])
+    def _have(self, texts):
+        todo = [t for t in dict.fromkeys(texts) if t not in self._idx]
+        if not todo: return
+        vecs, n = self.enc.encode(todo), len(self._idx)
+        if n + len(todo) > len(self._V):
+            V = np.zeros((max(2 * len(self._V), n + len(todo), 1024), self.enc.dim), np.float32); V[:n] = self._V[:n]; self._V = V
+        self._V[n:n + len(todo)] = vecs
+        self._idx.update(zip(todo, range(n, n + len(todo))))
+    def _mean(self, texts:list[str])->np.ndarray:
+        "Mean of the texts' vectors (summed in a fixed order)."
+        idx = self._idx
+        try: rows = [idx[t] for t in texts]
+        except KeyError: self._have(texts); rows = [idx[t] for t in texts]
+        if len(rows) == 1: return self._V[rows[0]]
+        return self._V[rows].sum(0) * np.float32(1 / len(rows))
+    def _phrases(self, context:str)->list[str]:
+        p = self._ph.get(context)
+        if p is None: p = self._ph[context] = self.phrases(context)
+        return p
     def __call__(self, n:AtomicNote)->np.ndarray:
         if self.mode == 'joint': return self.enc.encode_one(self.joint_text(n))
-        v = self.w[0] * self.enc.encode([l for l in n.content.split('\n') if l.strip()] or [n.content]).mean(0)
-        if self.cfg.facets and (n.keywords or n.tags): v = v + self.w[1] * self.enc.encode(n.keywords + n.tags).mean(0)
-        if self.cfg.context and n.context: v = v + self.w[2] * self.enc.encode(self.phrases(n.context)).mean(0)
+        v = self._content.get(n.content)      # content never changes: its part is computed once per distinct content
+        if v is None: v = self._content[n.content] = self.w[0] * self._mean([l for l in n.content.split('\n') if l.strip()] or [n.content])
+        if self.cfg.facets and (n.keywords or n.tags): v = v + self.w[1] * self._mean(n.keywords + n.tags)
+        if self.cfg.context and n.context: v = v + self.w[2] * self._mean(self._phrases(n.context))
         return (v / max(np.linalg.norm(v), 1e-12)).astype(np.float32)
 
 # %% ../nbs/07_memory.ipynb #f45e8c0c
@@ -64,35 +88,54 @@ class Recommendation:
 class AtomRec:
     "Evolving atomic memory for agentic recommendation."
     def __init__(self, config:AtomRecConfig|None=None, # hyper-parameters and ablation switches
-                 path=None, # folder for the note store and evolution log (default: a temp folder)
+                 path=None, # folder for the memory: notes, evolution log, checkpoint (default: a temp folder)
                  items:pd.DataFrame|None=None, # item table (item_id, title, text, ...) for item notes and corpus stats
                  encoder:Encoder|None=None, # shared encoder (default: config.encoder, offline)
                  memory_agent:MemoryAgent|None=None, # default: rule agent
                  rec_agent:RecAgent|None=None, # default: rule agent
                  embed:str='fields', # 'fields' (cached parts) or 'joint' (the paper's concatenation)
-                 progress:bool=True):
+                 progress:bool=True,
+                 overwrite:bool=False, # replace a memory already at `path` (otherwise a non-empty folder is refused)
+                 batch:int=256, # notes written per batch (one neighbour-search product each); 1: one at a time
+                 checkpoint_every:int=10_000, # notes between checkpoints of a long `observe_many`
+                ):
         self.cfg = config or AtomRecConfig()
         self._tmp = None
         if path is None: self._tmp = tempfile.TemporaryDirectory(); path = self._tmp.name
-        self.path = Path(path); self.path.mkdir(parents=True, exist_ok=True)
+        self.path = Path(path)
+        self._lock = FolderLock(self.path, 'memory folder')
+        if [p for p in self.path.iterdir() if p.name != '.lock']:
+            if not overwrite:
+                self._lock.release()
+                raise AtomRecError(f"{self.path} is not empty: AtomRec.open({str(self.path)!r}) continues the memory in it, "
+                                   f"AtomRec(path=..., overwrite=True) replaces it, or choose an empty folder")
+            for p in self.path.iterdir():
+                if p.name in MEMORY_FILES: shutil.rmtree(p) if p.is_dir() else p.unlink()
+        self._setup(encoder, memory_agent, rec_agent, embed, progress, batch, checkpoint_every)
+        self.store = NoteStore(self.path/'notes', dim=self.enc.dim, mode='create')
+        self.log = EvolutionLog(self.path/'evolution')
+        if items is not None: self.set_items(items)
+        self.checkpoint()
+
+    def _setup(self, encoder, memory_agent, rec_agent, embed, progress, batch, checkpoint_every):
         self.enc = encoder or Encoder(self.cfg.encoder)
         self.embedder = NoteEmbedder(self.enc, self.cfg, embed)
-        if (self.path/'notes').exists(): shutil.rmtree(self.path/'notes')   # a fresh memory (LanceDB warns on overwrite)
-        self.store = NoteStore(self.path/'notes', dim=self.enc.dim, mode='create')
-        self.log = EvolutionLog(self.path/'evolution', overwrite=True)
         self.mem = memory_agent or RuleMemoryAgent()
         self.rec = rec_agent or RuleRecAgent()
         self.progress, self.items, self.stats = progress, None, Counter()
+        self.batch, self.checkpoint_every = max(1, int(batch)), checkpoint_every
         self._seq = Counter()
         self._item_user_notes = defaultdict(list)   # item id -> user note ids about it
         self._user_items = defaultdict(set)          # user -> items their notes are about
         self._coarse = defaultdict(list)             # coarse-memory ablation: user -> items, oldest first
-        if items is not None: self.set_items(items)
+        self._items_saved = False
+        self._fields_json = {}                       # note id -> JSON of its fields after its last revision
 
     # ---- items ---------------------------------------------------------------------------------------
     def set_items(self, items:pd.DataFrame):
         "Register the item table (text, title, categories) and fit the agent's corpus statistics."
         self.items = items.set_index('item_id', drop=False)
+        self._items_saved = False
         cat_col = next((c for c in ('categories', 'genres', 'category') if c in items.columns), None)
         if isinstance(self.mem, RuleMemoryAgent):
             self.mem.fit_corpus(dict(zip(items.item_id, items.text)), dict(zip(items.item_id, items[cat_col].astype(str))) if cat_col else None)
@@ -148,50 +191,103 @@ class AtomRec:
         return '\n'.join(parts)
 
     def observe_many(self, df:pd.DataFrame, # user_id, item_id, timestamp, optional rating / review / review_title
-                     progress:bool|None=None)->list[str]:
-        "Write interactions in time order (ties: input order); returns the new note ids."
+                     progress:bool|None=None,
+                     resume:bool=False, # skip interactions the memory already holds (same user, item, time; repeats counted)
+                    )->list[str]:
+        "Write interactions in time order (ties: input order), in batches, checkpointing as it goes; returns the new note ids."
         df = df.reset_index(drop=True)
         order = np.lexsort((np.arange(len(df)), df.timestamp.to_numpy(dtype=float)))
         missing_items = [i for i in df.item_id.astype(str).unique() if self.item_note_id(i) not in self.store]
         if self.items is not None and missing_items: self.add_items(missing_items)
-        ids = [None] * len(df)
-        if self.items is not None:   # every content line of the batch in one encoder pass
-            lines = {l for r in df.itertuples() for l in self._content(str(r.item_id), getattr(r, 'rating', None), getattr(r, 'review', None)).split('\n')}
-            self.enc.encode(sorted(lines))
         extra_cols = [c for c in df.columns if c not in ('user_id', 'item_id', 'timestamp', 'rating', 'review', 'pos', 'n', 'role')]
-        for k in tqdm(order, desc='memory', disable=not (self.progress if progress is None else progress), leave=False):
-            r = df.iloc[k]
-            ev = dict(rating=r.get('rating'), review=r.get('review'))
-            ev = {a: (None if (v is None or (isinstance(v, float) and math.isnan(v))) else v) for a, v in ev.items()}
-            extra = {c: r[c] for c in extra_cols}
-            ids[k] = self._write(str(r.user_id), str(r.item_id), float(r.timestamp), ev, extra)
-        self.store.flush(); self.log.flush()
+        cols = {c: df[c].tolist() for c in df.columns}
+        nan = lambda v: v is None or (isinstance(v, float) and math.isnan(v))
+        recs = []
+        for k in order.tolist():
+            ev = {a: (None if nan(cols[a][k]) else cols[a][k]) if a in cols else None for a in ('rating', 'review')}
+            u, i, ts = str(cols['user_id'][k]), str(cols['item_id'][k]), float(cols['timestamp'][k])
+            recs.append((k, u, i, ts, ev, {c: cols[c][k] for c in extra_cols}, self._content(i, ev['rating'], ev['review'], {c: cols[c][k] for c in extra_cols})))
+        if resume:
+            if self.cfg.memory == 'coarse' and len(self.store.ids('user')): raise AtomRecError("resume=True needs an atomic memory (coarse summaries do not keep every interaction)")
+            seen = Counter(n.source for n in self.store.get_many(self.store.ids('user')))
+            keep = []
+            for r in recs:
+                if seen[src := self._source(r)] > 0: seen[src] -= 1
+                else: keep.append(r)
+            recs = keep
+        if self.items is not None: self.enc.encode(sorted({l for r in recs for l in r[-1].split('\n')}))   # every content line in one pass
+        ids = [None] * len(df)
+        batch = self.batch if (self.cfg.memory == 'atomic' and self._speculative) else 1
+        bar = tqdm(total=len(recs), desc='memory', disable=not (self.progress if progress is None else progress), leave=False)
+        pos, since = 0, 0
+        while pos < len(recs):
+            if self.cfg.memory == 'coarse':
+                r = recs[pos]; ids[r[0]] = self._write_coarse(r[1], r[2], r[3], r[4], r[5]); n = 1
+            else: n = self._write_batch(recs[pos:pos + batch], ids)
+            pos += n; since += n; bar.update(n)
+            if since >= self.checkpoint_every and pos < len(recs): self.checkpoint(); since = 0
+        bar.close()
+        self.checkpoint()
         return ids
 
-    def _write(self, user, item, ts, ev, extra)->str:
-        if self.cfg.memory == 'coarse': return self._write_coarse(user, item, ts, ev, extra)
-        nid = f"u:{user}:{self._seq[user]}"; self._seq[user] += 1
-        note = AtomicNote(nid, 'user', user, self._content(item, ev.get('rating'), ev.get('review'), extra), ts,
-                          item_id=item, source=f"{user}|{item}|{ts:g}")
-        recent = self.store.notes_of(user, kind='user')[-self.cfg.recent:]
+    @property
+    def _speculative(self)->bool:
+        "Whether the memory agent may construct a batch's notes ahead of time (pure rule agents; an LLM agent writes one at a time)."
+        return isinstance(self.mem, RuleMemoryAgent) or getattr(self.mem, 'speculative', False)
+
+    @staticmethod
+    def _source(r)->str: return f"{r[1]}|{r[2]}|{r[3]:g}"
+
+    def _construct(self, r, nid:str, recent:list)->AtomicNote:
+        "A new user note for record `r` (constructed by the agent from the user's recent notes, not embedded yet)."
+        k, user, item, ts, ev, extra, content = r
+        note = AtomicNote(nid, 'user', user, content, ts, item_id=item, source=self._source(r))
         self.mem.construct([note], {nid: recent}, {nid: ev})
         self._apply_ablation([note])
-        self.embedder.prime([note]); note.embedding = self.embedder(note)
-        nbrs = self.store.search(note.embedding, self.cfg.k_link) if len(self.store) else []
+        return note
+
+    def _write_batch(self, recs:list, ids:list)->int:
+        """Write `recs` in order with one neighbour-search product for all; a note that comes out different from its
+        ahead-construction (evolution revised its user's recent notes meanwhile) gets a search of its own."""
+        R, specs, pending = self.cfg.recent, [], defaultdict(list)
+        for r in recs:          # construct every note of the batch ahead, as if nothing in the batch revised anything
+            user = r[1]
+            stored = self.store.notes_of(user, kind='user')
+            recent = (sorted(stored + pending[user], key=lambda n: n.timestamp) if pending[user] else stored)[-R:]
+            note = self._construct(r, f"u:{user}:{self._seq[user] + len(pending[user])}", recent)
+            pending[user].append(note); specs.append((note, tuple((n.id, n.version) for n in recent)))
+        self.embedder.prime([n for n, _ in specs])
+        for n, _ in specs: n.embedding = self.embedder(n)
+        stale = set()           # users whose note in this batch came out different from its ahead-construction
+        with self.store.batch_search(np.stack([n.embedding for n, _ in specs]), self.cfg.k_link) as bs:
+            for j, (r, (spec, key)) in enumerate(zip(recs, specs)):
+                recent, note = self.store.notes_of(r[1], kind='user')[-R:], spec
+                if r[1] in stale or tuple((n.id, n.version) for n in recent) != key:   # its user's recent trace changed since
+                    note = self._construct(r, spec.id, recent)
+                    self.embedder.prime([note]); note.embedding = self.embedder(note)
+                    if note.fields() != spec.fields(): stale.add(r[1])
+                same = np.array_equal(note.embedding, spec.embedding)
+                self._commit(note, bs.query(j) if same else self.store.search_exact(note.embedding, self.cfg.k_link), r)
+                self.stats['rescans'] += bs.rescans + (not same); bs.rescans = 0
+                ids[r[0]] = note.id
+        return len(recs)
+
+    def _commit(self, note, nbrs, r):
+        "Link the note to its neighbours, store it, and evolve the neighbours it links to or is close to."
+        user, item = r[1], r[2]
         note.links = self._links(note, nbrs)
-        self.store.add(note)
-        self._item_user_notes[item].append(nid); self._user_items[user].add(item)
+        self.store.add(note); self._seq[user] += 1
+        self._item_user_notes[item].append(note.id); self._user_items[user].add(item)
         self.stats['user_notes'] += 1; self.stats['links'] += len(note.links)
         if self.cfg.evolve:
             linked = {i for i, _ in note.links}
             trig = [i for i, c in nbrs if i in linked or c > self.cfg.tau_evo]
             if trig: self._evolve(note, self.store.get_many(trig))
-        return nid
 
     def _evolve(self, note, neighbours):
         revs = self.mem.evolve(note, neighbours)
         by_id = {n.id: n for n in neighbours}
-        changed = []
+        changed, max_links = [], getattr(self.mem, 'max_links', 40)
         for r in revs:
             old = by_id.get(r.note_id)
             if old is None: continue        # an agent may only revise the neighbours it was shown
@@ -202,8 +298,8 @@ class AtomRec:
             if r.add_links and self.cfg.links:
                 have = {i for i, _ in new.links}
                 new.links = new.links + [(i, rel if self.cfg.relation_text else '') for i, rel in r.add_links if i not in have and i in self.store]
-                new.links = new.links[-getattr(self.mem, 'max_links', 40):]
-            if new.fields() == old.fields(): continue
+                new.links = new.links[-max_links:]
+            if (new.keywords, new.tags, new.context, new.links) == (old.keywords, old.tags, old.context, old.links): continue
             new.version = old.version + 1
             new.timestamp = old.timestamp   # evolution never moves a note in time
             changed.append((old, new))
@@ -211,7 +307,9 @@ class AtomRec:
         self.embedder.prime([n for _, n in changed])
         for old, new in changed:
             new.embedding = self.embedder(new)
-            self.log.append(new.id, new.version, note.id, old.fields(), new.fields(), at=note.timestamp)
+            after = json.dumps(new.fields(), ensure_ascii=False, sort_keys=True)   # the log's JSON, kept as the next revision's `before`
+            self.log.append(new.id, new.version, note.id, self._fields_json.pop(old.id, None) or old.fields(), after, at=note.timestamp)
+            self._fields_json[new.id] = after
         self.store.update([n for _, n in changed])
         self.stats['evolutions'] += len(changed)
 
@@ -332,8 +430,63 @@ class AtomRec:
 
     def notes(self)->pd.DataFrame: return self.store.to_pandas()
     def close(self):
-        self.store.flush(); self.log.flush()
-        if self._tmp is not None: self._tmp.cleanup()
+        "Checkpoint, let go of the folder, and remove it if it was a temporary one."
+        if self._lock.held: self.checkpoint(); self._lock.release()
+        if self._tmp is not None: self._tmp.cleanup(); self._tmp = None
+    def __enter__(self): return self
+    def __exit__(self, *exc): self.close()
+
+# %% ../nbs/07_memory.ipynb #9abc409f
+MEMORY_FILES = ('notes', 'evolution', 'items.parquet', 'memory.json', 'memory.json.tmp')
+
+@patch
+def checkpoint(self:AtomRec):
+    "Make everything written so far durable: notes, then log, then `memory.json` (atomic), plus the encoder cache if it has one."
+    self.store.flush(); self.log.flush()
+    if self.items is not None and not self._items_saved:
+        tmp = self.path/'items.parquet.tmp'; self.items.reset_index(drop=True).to_parquet(tmp); tmp.replace(self.path/'items.parquet')
+        self._items_saved = True
+    state = dict(table_version=self.store.version, log_parts=[p.name for p in self.log.parts()], notes=len(self.store),
+                 stats=dict(self.stats))
+    if self.cfg.memory == 'coarse':   # summaries do not keep their history: save what the read path needs
+        state['coarse'] = dict(items=self._coarse, item_user_notes=self._item_user_notes, user_items={u: sorted(v) for u, v in self._user_items.items()})
+    write_json(dict(format=1, config=self.cfg.to_dict(), embed=self.embedder.mode, encoder=self.enc.name, dim=self.enc.dim,
+                    checkpoint=state, saved=time.time()), self.path/'memory.json')
+    if getattr(self.enc, 'cache_path', None) is not None: self.enc.save_cache()
+    return self
+
+@patch(cls_method=True)
+def open(cls:AtomRec, path, # a memory folder written by `AtomRec`
+         items:pd.DataFrame|None=None, # item table (default: the one saved with the memory)
+         encoder:Encoder|None=None, # shared encoder (default: the memory's model, offline)
+         memory_agent:MemoryAgent|None=None, rec_agent:RecAgent|None=None, progress:bool=True,
+         batch:int=256, checkpoint_every:int=10_000)->AtomRec:
+    "Reopen a memory as of its last checkpoint (notes, links, log, indices), to read it or to continue writing it."
+    path = Path(path)
+    if not (path/'memory.json').exists():
+        raise AtomRecError(f"{path} holds no AtomRec memory (no memory.json): create one with AtomRec(path={str(path)!r})")
+    self = cls.__new__(cls); self._tmp, self.path = None, path
+    self._lock = FolderLock(path, 'memory folder')
+    m = read_json(path/'memory.json'); ck = m['checkpoint']
+    self.cfg = AtomRecConfig.from_dict(m['config'])
+    if encoder is not None and encoder.dim != m['dim']: raise AtomRecError(f"{path} was built with {m['dim']}-d vectors ({m['encoder']}); this encoder is {encoder.dim}-d")
+    self._setup(encoder or Encoder(m['encoder']), memory_agent, rec_agent, m['embed'], progress, batch, checkpoint_every)
+    self.store = NoteStore.open(path/'notes')
+    if self.store.version != ck['table_version']: self.store.restore(ck['table_version'])   # written after the checkpoint: undone
+    for p in list((path/'evolution').glob('part-*')):
+        if p.name not in set(ck['log_parts']): p.unlink()
+    self.log = EvolutionLog(path/'evolution')
+    items = items if items is not None else (pd.read_parquet(path/'items.parquet') if (path/'items.parquet').exists() else None)
+    if items is not None: self.set_items(items); self._items_saved = (path/'items.parquet').exists()
+    self.stats = Counter(ck['stats'])
+    if self.cfg.memory == 'coarse' and 'coarse' in ck:
+        c = ck['coarse']
+        self._coarse.update(c['items']); self._item_user_notes.update(c['item_user_notes'])
+        self._user_items.update({u: set(v) for u, v in c['user_items'].items()})
+    else:
+        for n in self.store.get_many(self.store.ids('user')):   # insertion order, as they were written
+            self._item_user_notes[n.item_id].append(n.id); self._user_items[n.owner].add(n.item_id); self._seq[n.owner] += 1
+    return self
 
 # %% ../nbs/07_memory.ipynb #ea3e7b3d
 from .runner import Method
