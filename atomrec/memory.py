@@ -17,7 +17,8 @@ from .encoder import Encoder
 from .agents import *
 
 # %% auto #0
-__all__ = ['MEMORY_FILES', 'NoteEmbedder', 'Recommendation', 'AtomRec', 'embedding_cache_dir', 'memory_frame', 'AtomRecMethod']
+__all__ = ['MEMORY_FILES', 'NoteEmbedder', 'Recommendation', 'AtomRec', 'embedding_cache_dir', 'memory_frame', 'memory_leaks',
+           'AtomRecMethod']
 
 # %% ../nbs/07_memory.ipynb #c0921c19
 class NoteEmbedder:
@@ -496,28 +497,42 @@ def embedding_cache_dir()->Path:
     "Where encoder outputs persist across runs: `$ATOMREC_CACHE/embeddings` (default `~/.cache/atomrec`)."
     return Path(os.environ.get('ATOMREC_CACHE', Path.home()/'.cache'/'atomrec'))/'embeddings'
 
-def memory_frame(bench:Bench, split:str, users, max_history:int)->pd.DataFrame:
+def memory_frame(bench:Bench, split:str, users, max_history:int, keep_pos:bool=False)->pd.DataFrame:
     "The interactions a split's memory may hold: each user's last `max_history` before the split's target."
     back = 1 if split == 'test' else 2
-    df = bench.interactions[bench.interactions.user_id.isin(set(users))]
+    df = bench.interactions if users is None else bench.interactions[bench.interactions.user_id.isin(set(users))]
     df = df[df.pos < df.n - back]
     df = df[df.pos >= df.n - back - max_history]
     cols = ['user_id', 'item_id', 'timestamp'] + [c for c in ('rating', 'review_title', 'review_text') if c in df.columns]
-    df = df[cols + ['pos']].sort_values(['timestamp', 'user_id', 'pos'])
+    df = df[cols + ['pos', 'n']].sort_values(['timestamp', 'user_id', 'pos'])
     if 'review_text' in df: df = df.rename(columns={'review_text': 'review'})
-    return df.drop(columns='pos')
+    return df if keep_pos else df.drop(columns=['pos', 'n'])
+
+def memory_leaks(ar:AtomRec, bench:Bench, split:str)->int:
+    "How many user notes come from a `split` target or anything after it (0 for a memory fit to evaluate `split`)."
+    back = 1 if split == 'test' else 2
+    df = bench.interactions[bench.interactions.pos >= bench.interactions.n - back]
+    held = set(zip(df.user_id.astype(str), df.item_id.astype(str), df.timestamp.astype(float)))
+    return sum((n.owner, n.item_id, n.timestamp) in held for n in ar.store.get_many(ar.store.ids('user')))
 
 class AtomRecMethod(Method):
     "AtomRec (atomic memory + agents) as a harness method."
     name = 'atomrec'
     def __init__(self, agent:str='rule', ablation:str='full', seed:int=0, tune_users:int=200, weights:dict|None=None,
-                 config:dict|None=None, llm:dict|None=None, progress:bool=True, background_users:int=0, **opts):
+                 config:dict|None=None, llm:dict|None=None, progress:bool=True, background_users:int=0,
+                 community:str|None=None, # 'all' (every user's pre-target history; default with rule agents) or 'evaluated'
+                 shared_build:bool=True, # with community='all': one build serves validation (tuning) and then test
+                 batch:int=256, **opts):
+        community = community or ('all' if agent == 'rule' else 'evaluated')
+        if community not in ('all', 'evaluated'): raise AtomRecError(f"community must be 'all' or 'evaluated', not {community!r}")
         super().__init__(seed=seed, agent=agent, ablation=ablation, tune_users=tune_users, **opts)
-        self.background_users = background_users
+        self.background_users, self.community, self.shared_build, self.batch = background_users, community, bool(int(shared_build)), int(batch)
         if background_users: self.opts['background_users'] = background_users
+        self.opts['community'] = community
+        if community == 'all' and not self.shared_build: self.opts['shared_build'] = False
         self.cfg = ablation_config(ablation, AtomRecConfig.from_dict({**(config or {}), **opts, 'agent': agent, 'seed': seed}))
         self.weights, self.llm_opts, self.progress, self.ar = weights, llm or {}, progress, None
-        self.tuned = None
+        self.tuned, self.leaks, self.memory_stats = None, {}, {}
     @property
     def backend(self)->str:
         if self.cfg.agent == 'rule': return 'rule agents'
@@ -530,12 +545,31 @@ class AtomRecMethod(Method):
         self._llm_model = model
         return mem, rec
 
+    def _users(self, bench, split, users)->list|None:
+        "Whose interactions enter the memory: everyone (None), or the given users plus any background sample."
+        return None if self.community == 'all' else list(users) + self._background(bench, users)
+
+    def _open(self, bench, path, frame, cases, mem, rec, key:dict)->AtomRec:
+        "The memory at `path`: continued if it was being built with the same key (a resumed run), else a fresh one."
+        path, kf = Path(path), Path(str(path) + '.json')
+        if (path/'memory.json').exists() and kf.exists() and read_json(kf) == key:
+            ar = AtomRec.open(path, items=bench.items, encoder=self.enc, memory_agent=mem, rec_agent=rec, progress=self.progress, batch=self.batch)
+        else:
+            ar = AtomRec(self.cfg, path=path, items=bench.items, encoder=self.enc, memory_agent=mem, rec_agent=rec,
+                         progress=self.progress, overwrite=True, batch=self.batch)
+            write_json(key, kf)
+        ar.add_items(list(dict.fromkeys(list(frame.item_id) + [c for cs in cases.candidates for c in cs])))
+        return ar
+
+    def _key(self, bench, frame, split)->dict:
+        return dict(config=self.cfg.to_dict(), bench=stable_hash(bench.manifest), split=split, rows=len(frame),
+                    frame=stable_hash(frame.user_id.astype(str).tolist(), frame.item_id.astype(str).tolist(), frame.timestamp.astype(float).tolist()))
+
     def _build(self, bench, split, users, path, mem, rec)->AtomRec:
         cases = bench.cases(split); cases = cases[cases.user_id.isin(set(users))]
-        ar = AtomRec(self.cfg, path=path, items=bench.items, encoder=self.enc, memory_agent=mem, rec_agent=rec, progress=self.progress)
-        frame = memory_frame(bench, split, list(users) + self._background(bench, users), self.cfg.max_history)
-        ar.add_items(list(dict.fromkeys(list(frame.item_id) + [c for cs in cases.candidates for c in cs])))
-        ar.observe_many(frame)
+        frame = memory_frame(bench, split, self._users(bench, split, users), self.cfg.max_history)
+        ar = self._open(bench, path, frame, cases, mem, rec, self._key(bench, frame, split))
+        ar.observe_many(frame, resume=True)
         self.enc.save_cache()
         return ar
 
@@ -546,28 +580,65 @@ class AtomRecMethod(Method):
         k = min(self.background_users, len(others))
         return sorted(rng_for(self.seed, 'background').choice(others, size=k, replace=False).tolist()) if k else []
 
+    def _tune(self, bench, ar)->dict:
+        "Fit the rule ranker's weights on validation cases of `tune_users` users, ranked from memory `ar`."
+        vc = bench.cases('valid')
+        vusers = sorted(vc.user_id)[:self.tune_users] if self.tune_users else sorted(vc.user_id)
+        vc = vc[vc.user_id.isin(set(vusers))]
+        F = np.stack(ar.recommend_many(vc, return_features=True))
+        tidx = np.array([list(c).index(t) for c, t in zip(vc.candidates, vc.target)])
+        self.weights, v = fit_weights(F, tidx, seed=self.seed)
+        self.tuned = dict(users=len(vc), ndcg5_valid=v)
+        return vusers
+
+    def _stats(self, ar, split):
+        self.memory_stats[split] = dict(notes=len(ar.store), user_notes=len(ar.store.ids('user')), links=ar.stats['links'],
+                                        revisions=ar.stats['evolutions'], leaks=memory_leaks(ar, self._bench, split))
+
     def fit(self, bench, split, run_dir=None):
         self.run_dir = Path(run_dir) if run_dir else Path(tempfile.mkdtemp())
-        self.enc = Encoder(self.cfg.encoder, cache_path=embedding_cache_dir())
+        self.enc, self._bench = Encoder(self.cfg.encoder, cache_path=embedding_cache_dir()), bench
         mem, rec = self._agents(self.run_dir)
         t0 = time.time()
         wfile = self.run_dir/'weights.json'
-        if self.cfg.agent == 'rule' and self.weights is None:
-            if wfile.exists(): self.weights = read_json(wfile)['weights']
-            else:
-                vusers = sorted(bench.cases('valid').user_id)[:self.tune_users] if self.tune_users else sorted(bench.cases('valid').user_id)
-                var = self._build(bench, 'valid', vusers, self.run_dir/'memory-valid', RuleMemoryAgent(), RuleRecAgent())
-                vc = bench.cases('valid'); vc = vc[vc.user_id.isin(set(vusers))]
-                F = np.stack(var.recommend_many(vc, return_features=True))
-                tidx = np.array([list(c).index(t) for c, t in zip(vc.candidates, vc.target)])
-                self.weights, v = fit_weights(F, tidx, seed=self.seed)
-                self.tuned = dict(users=len(vc), ndcg5_valid=v)
-                write_json(dict(weights=self.weights, fitted_on='valid', **self.tuned), wfile)
-                var.close()
-            rec = RuleRecAgent(self.weights)
+        tune = self.cfg.agent == 'rule' and self.weights is None
+        if tune and wfile.exists(): self.weights, tune = read_json(wfile)['weights'], False
+        if self.community == 'all' and self.shared_build and split == 'test':
+            return self._fit_shared(bench, tune, wfile, mem, rec, t0)
+        if tune:
+            vusers = sorted(bench.cases('valid').user_id)[:self.tune_users] if self.tune_users else sorted(bench.cases('valid').user_id)
+            var = self._build(bench, 'valid', vusers, self.run_dir/'memory-valid', RuleMemoryAgent(), RuleRecAgent())
+            self._tune(bench, var); self._stats(var, 'valid')
+            write_json(dict(weights=self.weights, fitted_on='valid', **self.tuned), wfile)
+            var.close()
+        if self.cfg.agent == 'rule': rec = RuleRecAgent(self.weights)
         self.tune_seconds = time.time() - t0
         t1 = time.time()
         self.ar = self._build(bench, split, bench.cases(split).user_id, self.run_dir/f'memory-{split}', mem, rec)
+        self._stats(self.ar, split)
+        self.build_seconds = time.time() - t1
+        return self
+
+    def _fit_shared(self, bench, tune, wfile, mem, rec, t0):
+        """One memory for validation and test: first every user's history before the validation target (tune on it),
+        then each user's validation target is added, which makes it the test memory."""
+        full = memory_frame(bench, 'test', None, self.cfg.max_history, keep_pos=True)
+        before = full[full.pos < full.n - 2].drop(columns=['pos', 'n'])     # no validation target, no test target
+        targets = full[full.pos == full.n - 2].drop(columns=['pos', 'n'])   # the validation targets: history for the test
+        cases = pd.concat([bench.cases('test'), bench.cases('valid')])
+        ar = self._open(bench, self.run_dir/'memory-test', full, cases, mem, rec,
+                        dict(self._key(bench, full.drop(columns=['pos', 'n']), 'test'), shared=True))
+        ar.observe_many(before, resume=True)
+        if tune:
+            ar.rec = RuleRecAgent()
+            self._tune(bench, ar); self._stats(ar, 'valid')
+            write_json(dict(weights=self.weights, fitted_on='valid', shared_build=True, **self.tuned), wfile)
+        if self.cfg.agent == 'rule': ar.rec = RuleRecAgent(self.weights)
+        self.tune_seconds = time.time() - t0
+        t1 = time.time()
+        ar.observe_many(targets, resume=True)
+        self.enc.save_cache()
+        self.ar = ar; self._stats(ar, 'test')
         self.build_seconds = time.time() - t1
         return self
 
@@ -587,7 +658,8 @@ class AtomRecMethod(Method):
         ar = self.ar
         s = dict(ar.stats) if ar else {}
         s.update(notes=len(ar.store) if ar else 0, build_seconds=round(getattr(self, 'build_seconds', 0), 2),
-                 tune_seconds=round(getattr(self, 'tune_seconds', 0), 2), encoder=repr(self.enc))
+                 tune_seconds=round(getattr(self, 'tune_seconds', 0), 2), encoder=repr(self.enc), community=self.community,
+                 memories=self.memory_stats)
         led = getattr(ar.mem, 'ledger', None) if ar else None
         if led is not None: s['llm'] = led.to_dict() if hasattr(led, 'to_dict') else str(led)
         return s

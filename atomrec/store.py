@@ -396,7 +396,7 @@ class BatchSearch:
         store._watchers += 1
         self.n0, self._open = store._n, True
         self._chg, self._seen, self.rescans = {}, len(store._journal), 0   # changed row -> slot in _C
-        self._C = np.zeros((256, store.dim), np.float32)
+        self._C, self._R = np.zeros((256, store.dim), np.float32), np.zeros(256, np.int64)   # changed rows' vectors and numbers
         self.K = min(k + self.margin, self.n0)
         if self.K:
             S = self.Q @ store._mat[:self.n0].T        # one product for the whole batch (every BLAS thread)
@@ -409,16 +409,19 @@ class BatchSearch:
         st, k, q = self.st, self.k, self.Q[j]
         for r in st._journal[self._seen:]:     # copy changed rows' vectors into a compact matrix (one slot per row)
             if r not in self._chg:
-                if len(self._chg) == len(self._C): self._C = np.concatenate([self._C, np.zeros_like(self._C)])
-                self._chg[r] = len(self._chg)
+                if len(self._chg) == len(self._C):
+                    self._C, self._R = np.concatenate([self._C, np.zeros_like(self._C)]), np.concatenate([self._R, np.zeros_like(self._R)])
+                self._R[len(self._chg)] = r; self._chg[r] = len(self._chg)
             self._C[self._chg[r]] = st._mat[r]
         self._seen = len(st._journal)
-        chg = np.fromiter(self._chg, dtype=np.int64, count=len(self._chg))
+        chg = self._R[:len(self._chg)]
         rows, f = [], []
         if self.K:
             keep = [x not in self._chg for x in self.top_i[j].tolist()]
             rows.append(self.top_i[j][keep]); f.append(self.top_v[j][keep])
-        if len(chg): rows.append(chg); f.append(self._C[:len(chg)] @ q)
+        if len(chg):
+            with serial_blas(): f.append(self._C[:len(chg)] @ q)   # a small product: a second BLAS thread costs more than it saves
+            rows.append(chg)
         if not rows or not sum(map(len, rows)): return []
         rows, f = np.concatenate(rows), np.concatenate(f)
         kk = min(k, len(f))
