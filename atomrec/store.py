@@ -227,10 +227,11 @@ class NoteStore:
     def update(self, notes:AtomicNote|list[AtomicNote]) -> int:
         "Replace known notes in place, fields and vector (the caller sets `version`); returns how many."
         notes = self._check(notes, known=True)
-        for n in notes:
+        U = unit_rows(np.stack([n.embedding for n in notes])) if notes else None
+        for n, u in zip(notes, U if notes else []):
             old, r = self._notes[n.id], self._row[n.id]
             if old.owner != n.owner: self._by_owner[old.owner].remove(n.id); self._by_owner[n.owner].append(n.id)
-            self._mat[r], self._kind[r] = unit_rows(n.embedding)[0], KINDS.index(n.kind)
+            self._mat[r], self._kind[r] = u, KINDS.index(n.kind)
             self._notes[n.id] = n
             if n.id not in self._new: self._dirty[n.id] = None
             if self._journal is not None: self._journal.append(r)
