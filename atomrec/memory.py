@@ -46,7 +46,8 @@ class NoteEmbedder:
     def prime(self, notes:list[AtomicNote]):
         "Encode, in one batch, every text these notes need that is not cached yet."
         if self.mode == 'joint': self.enc.encode(list(dict.fromkeys(self.joint_text(n) for n in notes))); return
-        self._have([t for n in notes for t in self.texts(n)])
+        texts, idx = [t for n in notes for t in self.texts(n)], self._idx
+        if not all(t in idx for t in texts): self._have(texts)
     def _have(self, texts):
         todo = [t for t in dict.fromkeys(texts) if t not in self._idx]
         if not todo: return
@@ -86,6 +87,8 @@ class Recommendation:
     def to_dict(self)->dict: return dict(user=self.user, ranking=self.ranking, scores=self.scores, paths=self.paths, facets=self.facets)
 
 # %% ../nbs/07_memory.ipynb #29eaec9e
+_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True)   # what the evolution log writes (one encoder, not one per call)
+
 class AtomRec:
     "Evolving atomic memory for agentic recommendation."
     def __init__(self, config:AtomRecConfig|None=None, # hyper-parameters and ablation switches
@@ -308,7 +311,7 @@ class AtomRec:
         self.embedder.prime([n for _, n in changed])
         for old, new in changed:
             new.embedding = self.embedder(new)
-            after = json.dumps(new.fields(), ensure_ascii=False, sort_keys=True)   # the log's JSON, kept as the next revision's `before`
+            after = _JSON.encode(new.fields())   # the log's JSON, kept as the next revision's `before`
             self.log.append(new.id, new.version, note.id, self._fields_json.pop(old.id, None) or old.fields(), after, at=note.timestamp)
             self._fields_json[new.id] = after
         self.store.update([n for _, n in changed])
