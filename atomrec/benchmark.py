@@ -12,8 +12,10 @@ from .core import *
 from .data import *
 
 # %% auto #0
-__all__ = ['SPLIT_SQL', 'CASES_SQL', 'STOP', 'DOMAIN_NOUN', 'PROTOCOL', 'sample_candidates', 'names_title',
-           'TemplateInstructions', 'prepare', 'Bench', 'make_toy_dataset']
+__all__ = ['SPLIT_SQL', 'CASES_SQL', 'STOP', 'DOMAIN_NOUN', 'TemplateInstructions', 'FACET_JUNK', 'GENERIC_WORDS', 'PROTOCOL',
+           'INSTRUCTION_MODES', 'sample_candidates', 'names_title', 'KeywordInstructions', 'IntentInstructions',
+           'request_words', 'word_overlap_scores', 'request_cosine_scores', 'order_by_scores', 'ndcg_by_scores',
+           'leak_audit', 'audit_caption', 'prepare', 'Bench', 'make_toy_dataset']
 
 # %% ../nbs/02_benchmark.ipynb #60fd5bca
 SPLIT_SQL = """
@@ -68,9 +70,9 @@ def names_title(text:str, title:str)->bool:
     t = re.sub(r'\s+', ' ', title.strip().lower())
     return bool(t) and re.search(r'(?<![a-z0-9])' + re.escape(t) + r'(?![a-z0-9])', re.sub(r'\s+', ' ', text.lower())) is not None
 
-class TemplateInstructions:
-    "Writes a user request from a target item's non-title text, never naming the item."
-    mode = 'template'
+class KeywordInstructions:
+    "Writes a request from the target's most distinctive non-title words (the earlier generator: it leaks the target)."
+    mode = 'keywords'
     def __init__(self, items:pd.DataFrame, # items table (item_id, title, text, ...)
                  domain:str='item', # dataset name, for the noun ('book', 'movie', ...)
                  n_terms:int=3):
@@ -92,33 +94,175 @@ class TemplateInstructions:
         req = f"I'm looking for a {self.noun}" + (": " + ', '.join(parts) if parts else " I would enjoy") + "."
         return req if not names_title(req, title) else f"I'm looking for a {self.noun} I would enjoy."
 
+TemplateInstructions = KeywordInstructions   # the name earlier runs used
+
+
+# %% ../nbs/02_benchmark.ipynb #d658074d
+FACET_JUNK = STOP | {'description', 'categories', 'category', 'genres', 'release', 'year', 'title', 'item', 'items', 'book', 'books',
+                     'movie', 'movies', 'film', 'product', 'products', 'story', 'novel', 'rated', 'rating', 'review', 'user'}
+
+def _article(noun:str)->str: return ('an ' if noun[:1].lower() in 'aeiou' else 'a ') + noun
+
+def _noun(domain:str)->str: return DOMAIN_NOUN.get(domain, DOMAIN_NOUN.get(domain.split('All')[0].lower(), 'item'))
+
+class IntentInstructions:
+    "Writes a request from the target's coarse facet: the broadest term characteristic of its neighbourhood, never its title."
+    mode = 'intent'
+    def __init__(self, items:pd.DataFrame, # items table (item_id, title, text, facet columns ...)
+                 domain:str='item', # dataset name, for the noun ('book', 'movie', ...)
+                 vectors:np.ndarray|None=None, # item-text embeddings aligned with `items` (default: encode them)
+                 neighbourhood:float=0.1, # share of the catalogue that forms the target's neighbourhood
+                 min_lift:float=1.5, # a facet is at least this much more common in the neighbourhood than overall
+                 min_count:int=3, # ... and occurs in at least this many neighbours
+                 min_df:float=0.01, max_df:float=0.5): # a facet occurs in 1%-50% of item texts
+        from scipy import sparse
+        self.noun, self.items = _noun(domain), items.reset_index(drop=True)
+        self.ids = {str(i): k for k, i in enumerate(self.items.item_id)}
+        facet_cols = [c for c in items.columns if c not in ('item_id', 'title', 'text') and not pd.api.types.is_numeric_dtype(items[c])]
+        src = self.items[facet_cols].astype(str).agg(' '.join, axis=1) if facet_cols else self.items.text.astype(str)
+        vocab = {w for s in src for w in _words(s)} - FACET_JUNK
+        docs = [set(_words(str(t))) for t in self.items.text]
+        N = len(docs); df = Counter(w for d in docs for w in d)
+        self.terms = sorted(w for w in vocab if min_df * N <= df[w] <= max_df * N)
+        col = {w: j for j, w in enumerate(self.terms)}
+        rows = [(k, col[w]) for k, d in enumerate(docs) for w in d if w in col]
+        r, c = zip(*rows) if rows else ((), ())
+        self.X = sparse.csr_matrix((np.ones(len(rows), np.float32), (r, c)), shape=(N, len(self.terms)))
+        self.df = np.asarray(self.X.sum(0)).ravel()
+        self.k = max(min_count, int(round(neighbourhood * N)))
+        self.min_lift, self.min_count, self.N = min_lift, min_count, N
+        if vectors is None:
+            from atomrec.encoder import Encoder
+            from atomrec.memory import embedding_cache_dir
+            vectors = Encoder(cache_path=embedding_cache_dir()).encode(list(self.items.text.astype(str)))
+        self.V = np.asarray(vectors, np.float32)
+        self.title_words = [set(_words(str(t))) | set(str(t).lower().split()) for t in self.items.title]
+
+    def facet(self, target:str)->str|None:
+        "The target's coarse facet: the broadest term characteristic of its nearest items (None if it has none)."
+        t = self.ids[str(target)]
+        sims = self.V @ self.V[t]; sims[t] = -np.inf
+        nn = np.argsort(-sims, kind='stable')[:min(self.k, self.N - 1)]
+        counts = np.asarray(self.X[nn].sum(0)).ravel()
+        lift = (counts / max(len(nn), 1)) / np.maximum(self.df / self.N, 1e-12)
+        ok = np.array([w not in self.title_words[t] for w in self.terms], bool) & (counts >= 1)
+        strong = ok & (counts >= self.min_count) & (lift >= self.min_lift)
+        pick = strong if strong.any() else ok          # fallback: the neighbourhood's most common term
+        if not pick.any(): return None
+        key = self.df if strong.any() else counts
+        j = max(np.flatnonzero(pick), key=lambda j: (key[j], -j))
+        return self.terms[j]
+
+    def __call__(self, target:str, review:str|None=None)->str:
+        f = self.facet(target)
+        generic = f"I'm looking for {_article(self.noun)} I would enjoy."
+        req = f"I'm looking for {_article(self.noun)}; theme: {f}." if f else generic
+        return req if not names_title(req, str(self.items.title.iloc[self.ids[str(target)]])) else generic
+
+
+# %% ../nbs/02_benchmark.ipynb #c9805b1a
+GENERIC_WORDS = FACET_JUNK | {'looking', 'enjoy', 'theme', "i'm", 'would', 'like', 'something'}
+
+def request_words(request:str)->set:
+    "The content words of a request (what a word-matching ranker matches on)."
+    return set(_words(request or '')) - GENERIC_WORDS
+
+def word_overlap_scores(requests:list, # one request per case ('' for none)
+                        candidates:list, # one list of item ids per case
+                        item_text:dict)->list[np.ndarray]: # item id -> text
+    "For each case, how many distinct content words of the request each candidate's text contains."
+    memo = {}
+    def ws(i):
+        if i not in memo: memo[i] = set(_words(str(item_text[i])))
+        return memo[i]
+    return [np.array([len(q & ws(c)) for c in cs], float) for q, cs in ((request_words(r), cs) for r, cs in zip(requests, candidates))]
+
+def request_cosine_scores(encoder, # an `Encoder`
+                          requests:list, candidates:list, item_text:dict)->list[np.ndarray]:
+    "For each case, the cosine between the request and each candidate's text (all 0 for an empty request)."
+    ids = list(dict.fromkeys(str(c) for cs in candidates for c in cs))
+    V = dict(zip(ids, encoder.encode([str(item_text[i]) for i in ids])))
+    Q = encoder.encode([r or '' for r in requests])
+    return [np.array([float(V[str(c)] @ q) for c in cs]) if r else np.zeros(len(cs)) for q, r, cs in zip(Q, requests, candidates)]
+
+def order_by_scores(user:str, ranking:list, scores:list, seed:int=0)->tuple[list, list]:
+    "Candidates by score, best first; ties broken by a seeded hash of (seed, user, item), independent of input order."
+    key = [stable_hash(seed, user, str(i)) for i in ranking]
+    o = sorted(range(len(ranking)), key=lambda k: (-float(scores[k]), key[k]))
+    return [ranking[k] for k in o], [scores[k] for k in o]
+
+def ndcg_by_scores(cases:pd.DataFrame, # user_id, target, candidates
+                   scores:list, # one score array per case, aligned with its candidates
+                   seed:int=0, k:int=5)->float:
+    "Mean NDCG@k of ranking each case's candidates by `scores` (ties broken by the harness's seeded rule)."
+    from atomrec.metrics import evaluate
+    rank = [order_by_scores(u, list(c), list(s), seed)[0] for u, c, s in zip(cases.user_id, cases.candidates, scores)]
+    summary, _ = evaluate(pd.DataFrame({'user_id': cases.user_id.values, 'ranking': rank}), cases, ks=(k,), seed=seed)
+    return round(summary[f'ndcg@{k}'], 4)
+
+def leak_audit(cases:pd.DataFrame, # test cases with their instructions
+               items:pd.DataFrame, # the item table
+               encoder=None, # an `Encoder` (default: the packaged one with the shared cache)
+               seed:int=0)->dict:
+    "How well the request alone ranks: NDCG@5 of word overlap and of encoder cosine, and the share of informative requests."
+    reqs, cands = [str(r or '') for r in cases.instruction], [list(c) for c in cases.candidates]
+    text = dict(zip(items.item_id.astype(str), items.text))
+    informative = float(np.mean([bool(request_words(r)) for r in reqs])) if len(reqs) else 0.0
+    out = dict(split='test', cases=len(cases), informative=round(informative, 4),
+               word_overlap_ndcg5=ndcg_by_scores(cases, word_overlap_scores(reqs, cands, text), seed))
+    if any(reqs):
+        if encoder is None:
+            from atomrec.encoder import Encoder
+            from atomrec.memory import embedding_cache_dir
+            encoder = Encoder(cache_path=embedding_cache_dir())
+        out['encoder_cosine_ndcg5'] = ndcg_by_scores(cases, request_cosine_scores(encoder, reqs, cands, text), seed)
+        out['encoder'] = encoder.name
+    else: out['encoder_cosine_ndcg5'] = out['word_overlap_ndcg5']   # no request: both rankers see nothing
+    return out
+
+def audit_caption(manifest:dict)->str:
+    "One line saying which requests a benchmark has and what they give away."
+    a = manifest.get('leak_audit')
+    m = manifest.get('instructions')
+    if not a: return f"requests: {m} (no leak audit: re-run `atomrec prepare`)"
+    return (f"requests: {m}; leak audit (request alone, NDCG@5): word overlap {a['word_overlap_ndcg5']:.3f}, "
+            f"encoder cosine {a['encoder_cosine_ndcg5']:.3f}; informative requests {a['informative']:.0%}")
+
+
 # %% ../nbs/02_benchmark.ipynb #5c128e9d
 PROTOCOL = "chronological leave-one-out (test=last, valid=second to last); candidates = target + 9 uniform unseen negatives; seeded"
 
-def _instructions(mode, items, domain, cases, given=None):
+INSTRUCTION_MODES = ('intent', 'keywords', 'template', 'none', 'given')
+
+def _instructions(mode, items, domain, cases, given=None, encoder=None):
     if mode == 'none': return [''] * len(cases)
     if mode == 'given':
-        if given is None: raise AtomRecError("--instructions given needs a source that ships instructions (an InstructRec pickle); use template or none")
+        if given is None: raise AtomRecError("--instructions given needs a source that ships instructions (an InstructRec pickle); use intent, keywords or none")
         g = dict(zip(given.user_id, given.instruction))
         return [g.get(u, '') for u in cases.user_id]
     reviews = cases['review'] if 'review' in cases else [None] * len(cases)
-    if mode == 'template':
-        gen = TemplateInstructions(items, domain)
-        return [gen(t, r) for t, r in zip(cases.target, reviews)]
+    if mode in ('keywords', 'template'): mode = KeywordInstructions(items, domain)
+    elif mode == 'intent': mode = IntentInstructions(items, domain, vectors=encoder.encode(list(items.text.astype(str))))
     if callable(mode):
         try: takes_review = len(inspect.signature(mode).parameters) >= 2
         except (TypeError, ValueError): takes_review = False
         return [mode(t, r) if takes_review else mode(t) for t, r in zip(cases.target, reviews)]
-    raise AtomRecError(f"unknown instruction mode {mode!r}: use template, none or given")
+    raise AtomRecError(f"unknown instruction mode {mode!r}: use one of {', '.join(INSTRUCTION_MODES)}, or pass a callable")
+
+def _default_encoder():
+    from atomrec.encoder import Encoder
+    from atomrec.memory import embedding_cache_dir
+    return Encoder(cache_path=embedding_cache_dir())
 
 def prepare(data, # dataset name, folder, or InstructRec pickle
             out, # benchmark folder to write
             users:int=1000, # evaluation users sampled (0: all)
             seed:int=0, # seed of user sample and negatives
-            instructions='template', # 'template', 'none', 'given', or a callable(target[, review])->str
+            instructions='intent', # 'intent', 'keywords' ('template'), 'none', 'given', or a callable(target[, review])->str
             min_interactions:int=3, # users with fewer are dropped
-            n_candidates:int=10, progress:bool=True)->dict:
-    "Split, sample, draw candidates, write instructions; save parquet files and manifest.json to `out`."
+            n_candidates:int=10, progress:bool=True,
+            encoder=None)->dict: # `Encoder` for the intent generator and the leak audit (default: packaged, cached)
+    "Split, sample, draw candidates, write instructions, audit them; save parquet files and manifest.json to `out`."
     t0 = time.time()
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     con = load_dataset(data)
@@ -136,6 +280,7 @@ def prepare(data, # dataset name, folder, or InstructRec pickle
     seen = {u: set(s) for u, s in con.execute("SELECT user_id, list(DISTINCT item_id) FROM seq JOIN eval_users USING (user_id) GROUP BY user_id").fetchall()}
     given = con.execute("select * from given").df() if has_given else None
     counts = {}
+    if encoder is None and instructions != 'none': encoder = _default_encoder()
     for split, back in [('test', 1), ('valid', 2)]:
         cols = [c for c in ('review_title', 'review_text') if c in con.execute("select * from seq limit 0").df().columns]
         review = (", any_value(concat_ws(' ', " + ', '.join(f's.{c}' for c in cols) + f")) FILTER (WHERE s.pos = s.n - {back}) AS review") if cols else ''
@@ -147,16 +292,18 @@ def prepare(data, # dataset name, folder, or InstructRec pickle
         else:
             cases['candidates'] = [sample_candidates(t, seen[u], item_ids, rng_for(seed, split, u), n_candidates) for u, t in zip(cases.user_id, cases.target)]
         mode = instructions if not (has_given and split == 'valid' and instructions == 'given') else 'template'
-        cases['instruction'] = _instructions(mode, items, src['name'], cases, given)
+        cases['instruction'] = _instructions(mode, items, src['name'], cases, given, encoder)
         cases[['user_id', 'history', 'target', 'candidates', 'instruction']].to_parquet(out/f'{split}.parquet', index=False)
         counts[split] = len(cases)
+        if split == 'test': audit = leak_audit(cases, items, encoder, seed)
     items.to_parquet(out/'items.parquet', index=False)
     con.execute("SELECT * EXCLUDE (line) FROM seq ORDER BY user_id, pos").df().to_parquet(out/'interactions.parquet', index=False)
     n_users, n_inter = con.execute("SELECT count(DISTINCT user_id), count(*) FROM seq").fetchone()
     manifest = dict(source=src, seed=seed, instructions=instructions if isinstance(instructions, str) else getattr(instructions, 'mode', 'custom'),
                     instructions_generated=(instructions != 'given'), protocol=PROTOCOL, min_interactions=min_interactions,
-                    n_candidates=n_candidates, users_eligible=len(elig), users_evaluated=len(sel), users=n_users,
+                    n_candidates=n_candidates, leak_audit=audit, users_eligible=len(elig), users_evaluated=len(sel), users=n_users,
                     items=len(items), interactions=n_inter, cases=counts, seconds=round(time.time() - t0, 2))
+    if encoder is not None and getattr(encoder, 'cache_path', None) is not None: encoder.save_cache()
     write_json(manifest, out/'manifest.json')
     return manifest
 

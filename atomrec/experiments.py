@@ -17,8 +17,8 @@ __all__ = ['INSTRUCTION_FREE', 'BASELINES', 'COLS', 'SHORT', 'llm_configured', '
            'caption', 'to_markdown']
 
 # %% ../nbs/16_experiments.ipynb #ce7f7a20
-INSTRUCTION_FREE = ('random', 'pop', 'bpr', 'lightgcn', 'sasrec')
-BASELINES = ('random', 'pop', 'bpr', 'lightgcn', 'sasrec')
+INSTRUCTION_FREE = ('random', 'pop', 'itemknn', 'bpr', 'lightgcn', 'sasrec')
+BASELINES = ('random', 'pop', 'itemknn', 'instruction', 'hybrid', 'bpr', 'lightgcn', 'sasrec')
 
 def llm_configured()->bool:
     "Is an LLM backend configured (an API key or an OpenAI-compatible base URL in the environment)?"
@@ -37,7 +37,7 @@ def _same_cases(a:Bench, b:Bench)->bool:
     return ca.user_id.tolist() == cb.user_id.tolist() and ca.target.tolist() == cb.target.tolist() and ca.candidates.tolist() == cb.candidates.tolist()
 
 def run_grid(out, # experiment folder: benches under out/bench, runs under out/runs
-             datasets=('goodreads', 'scientific', 'ml-100k'), instructions=('template', 'none'),
+             datasets=('goodreads', 'scientific', 'ml-100k'), instructions=('intent', 'none'),
              methods=None, users:int=1000, seed:int=0, opts:dict|None=None, progress:bool=True)->pd.DataFrame:
     "Prepare and run the grid; returns one row per (dataset, instructions, method) with its run folder."
     out = Path(out); methods = list(methods or default_methods()); rows = []
@@ -66,7 +66,7 @@ COLS = ('hit@3', 'ndcg@3', 'hit@5', 'ndcg@5')
 SHORT = {'hit@3': 'H@3', 'ndcg@3': 'N@3', 'hit@5': 'H@5', 'ndcg@5': 'N@5'}
 
 def main_table(grid:pd.DataFrame, # from `run_grid` (data, instructions, method, run)
-               instructions:str='template', ours:str='atomrec', n_boot:int=2000)->tuple[pd.DataFrame, dict]:
+               instructions:str='intent', ours:str='atomrec', n_boot:int=2000)->tuple[pd.DataFrame, dict]:
     "Metrics table (methods x dataset/metric) and, per dataset and metric, the improvement and p-value of `ours` over the best baseline."
     g = grid[grid.instructions == instructions]
     runs = load_runs(g.run.tolist()); runs['method'] = g.method.values; runs['data_name'] = g.data.values
@@ -88,14 +88,18 @@ def main_table(grid:pd.DataFrame, # from `run_grid` (data, instructions, method,
     return tab, stats
 
 def caption(grid:pd.DataFrame, instructions:str)->str:
-    "What the table is: data, instruction mode, backends, users, seed."
+    "What the table is: data, instruction mode and its leak audit per dataset, backends, users, seed."
+    from atomrec.benchmark import audit_caption
     g = grid[grid.instructions == instructions]
     j = [read_json(Path(r)/'metrics.json') for r in g.run]
     users = sorted({x['users'] for x in j}); seeds = sorted({x['seed'] for x in j}); bseeds = sorted({x['bench_seed'] for x in j})
     backends = sorted({f"{x['method']}: {x['backend']}" for x in j if x['backend'] != 'none'})
-    gen = 'generated (template)' if instructions == 'template' else instructions
+    gen = {'intent': 'generated (intent: coarse facets)', 'keywords': 'generated (keywords)', 'template': 'generated (keywords)'}.get(instructions, instructions)
+    benches = {d: Path(r).parents[2]/'bench'/f"{d}-{instructions}" for d, r in zip(g.data, g.run)}   # out/runs/D-MODE/M -> out/bench/D-MODE
+    audits = '; '.join(f"{d}: {audit_caption(read_json(b/'manifest.json'))}" for d, b in benches.items() if (b/'manifest.json').exists())
     return (f"Data: {', '.join(dict.fromkeys(g.data))}; test split; instructions: {gen}; users per dataset: {users}; "
-            f"benchmark seed {bseeds}, method seed {seeds}; backends: {'; '.join(backends)}. Candidates: target + 9 sampled unseen items.")
+            f"benchmark seed {bseeds}, method seed {seeds}; backends: {'; '.join(backends)}. Candidates: target + 9 sampled unseen items. "
+            f"Leak audit per dataset — {audits}.")
 
 def to_markdown(tab:pd.DataFrame, stats:dict, ours:str='atomrec')->str:
     "The table as markdown: best per column in bold, then improvement and p-value rows."
