@@ -65,6 +65,9 @@ METHODS = {
     'sasrec': 'atomrec.baselines:SASRecMethod',
     'atomrec': 'atomrec.memory:AtomRecMethod',
     'vanilla-llm': 'atomrec.llm_agents:VanillaLLMMethod',
+    'instruction': 'atomrec.references:InstructionMethod',
+    'itemknn': 'atomrec.references:ItemKNNMethod',
+    'hybrid': 'atomrec.references:HybridMethod',
 }
 
 def get_method(name:str, **opts)->Method:
