@@ -10,7 +10,8 @@ import numpy as np
 from .core import AtomRecError
 
 # %% auto #0
-__all__ = ['DEFAULT_MODEL', 'PACKAGED_MODEL', 'EncoderNotFound', 'packaged_model_dir', 'resolve_model', 'Encoder']
+__all__ = ['DEFAULT_MODEL', 'PACKAGED_MODEL', 'LENGTH_STEP', 'FORWARD_ROWS', 'CHUNK', 'ENCODING', 'EncoderNotFound',
+           'packaged_model_dir', 'resolve_model', 'length_bucket', 'forward_plan', 'Encoder']
 
 # %% ../nbs/04_encoder.ipynb #30d69ff5
 os.environ.setdefault('HF_HUB_OFFLINE', '1')  # offline by default; set HF_HUB_OFFLINE=0 before import to opt out
@@ -70,15 +71,49 @@ def resolve_model(name_or_path:str=DEFAULT_MODEL, # model name (e.g. 'all-MiniLM
     raise EncoderNotFound(f"sentence-transformers model {s!r} not found offline: it is not a local folder, not the "
                           f"{PACKAGED_MODEL} package's model and not in the Hugging Face cache ({_hf_cache_dir()}). Fix: {hint}.")
 
+# %% ../nbs/04_encoder.ipynb #3cbfef96
+LENGTH_STEP = 16   # a text runs padded to the next multiple of this many tokens: its own length picks the shape
+FORWARD_ROWS = 8   # every forward pass has exactly this many rows; dummy rows fill the last pass of each length
+CHUNK = 4096       # texts tokenised at a time (bounds memory; results do not depend on it)
+ENCODING = f'fixed-shape-{LENGTH_STEP}x{FORWARD_ROWS}'  # how vectors are computed: part of the cache key
+
+def length_bucket(n:int, # the text's token count
+                  cap:int|None=None, # the model's max_seq_length (None: no cap)
+                 ) -> int:
+    "Padded length a text of `n` tokens runs at: the next multiple of `LENGTH_STEP`, capped at `cap` (never below `n`)."
+    L = -(-max(n, 1) // LENGTH_STEP) * LENGTH_STEP
+    return max(min(L, cap), n) if cap else L
+
+def forward_plan(lengths:list[int], # token count of each text
+                 cap:int|None=None, # the model's max_seq_length
+                 rows:int=FORWARD_ROWS, # rows per forward pass
+                ) -> list[tuple[int, list[int]]]:
+    "Forward passes as (padded length, row indices): `rows` indices each, text order kept, -1 (a dummy row) at the end."
+    by = {}
+    for i, n in enumerate(lengths): by.setdefault(length_bucket(n, cap), []).append(i)
+    return [(L, idx[s:s + rows] + [-1] * (rows - len(idx[s:s + rows]))) for L, idx in sorted(by.items()) for s in range(0, len(idx), rows)]
+
+# %% ../nbs/04_encoder.ipynb #8d01023e
+def _fit(t, # a (rows, width) tensor of token features
+         L:int, # the width wanted
+         value:int, # what padding holds
+         left:bool, # the tokenizer pads on the left
+        ):
+    "`t` cut or padded to width `L` on the padding side."
+    import torch
+    w = t.shape[1]
+    if w >= L: return t[:, w - L:] if left else t[:, :L]
+    p = torch.full((len(t), L - w), value, dtype=t.dtype)
+    return torch.cat([p, t] if left else [t, p], 1)
+
 # %% ../nbs/04_encoder.ipynb #b82a4c80
 class Encoder:
     "Sentence-transformers encoder with an embedding cache keyed by model and text."
     def __init__(self, model:str=DEFAULT_MODEL, # model name or local folder
-                 batch_size:int=64, # texts per forward pass
                  device:str='cpu', # torch device
                  cache_path:str|Path|None=None, # folder persisting the embedding cache; None keeps it in memory
                 ):
-        self.name, self.batch_size = str(model), batch_size
+        self.name = str(model)
         self.path = resolve_model(model)
         from sentence_transformers import SentenceTransformer
         from transformers.utils import logging as hf_logging
@@ -93,14 +128,35 @@ class Encoder:
     def __repr__(self): return f"Encoder({self.name!r}, dim={self.dim}, cached={len(self.cache)}, hits={self.hits}, misses={self.misses})"
 
     def key(self, text:str) -> bytes:
-        "Cache key of `text` under this model: SHA-1 of model name and text."
-        return hashlib.sha1(f'{self.name}\x00{text}'.encode('utf-8')).digest()
+        "Cache key of `text` under this model: SHA-1 of model name, `ENCODING` and text."
+        return hashlib.sha1(f'{self.name}\x00{ENCODING}\x00{text}'.encode('utf-8')).digest()
+
+    def _features(self, texts:list[str]) -> dict:
+        "Token features of `texts`, padded to the longest, with the default prompt `SentenceTransformer.encode` would add."
+        m = self.model
+        prompt = (getattr(m, 'prompts', None) or {}).get(getattr(m, 'default_prompt_name', None) or '')
+        if hasattr(m, 'preprocess'): return m.preprocess(texts, prompt=prompt) if prompt else m.preprocess(texts)
+        return m.tokenize([prompt + t for t in texts] if prompt else texts)   # sentence-transformers < 6
 
     def _encode(self, texts:list[str]) -> np.ndarray:
-        "Run the model on `texts`: float32, L2-normalised, (n, dim)."
-        v = self.model.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
-                              normalize_embeddings=True, show_progress_bar=False).astype(np.float32, copy=False)
-        return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
+        "Run the model on `texts` in fixed shapes (see `forward_plan`): float32, L2-normalised, (n, dim)."
+        import torch
+        if len(texts) > CHUNK: return np.concatenate([self._encode(texts[s:s + CHUNK]) for s in range(0, len(texts), CHUNK)])
+        f = self._features(list(texts) + [''])   # the empty text, last, is the dummy row (index -1)
+        n = len(texts) + 1
+        tok = self.model.tokenizer
+        left, pad = getattr(tok, 'padding_side', 'right') == 'left', {'input_ids': tok.pad_token_id or 0}
+        plan = forward_plan(f['attention_mask'].sum(1)[:-1].tolist(), self.model.max_seq_length)
+        out = np.zeros((len(texts), self.dim), np.float32)
+        self.model.eval()
+        with torch.inference_mode():
+            for L, rows in plan:
+                idx = torch.tensor(rows)
+                batch = {k: _fit(v[idx], L, pad.get(k, 0), left).to(self.model.device) if torch.is_tensor(v) and v.ndim == 2 and len(v) == n
+                         else v for k, v in f.items()}
+                real = [r for r in rows if r >= 0]
+                out[real] = self.model(batch)['sentence_embedding'][:len(real)].float().cpu().numpy()
+        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
 
     def encode(self, texts:list[str], # texts to embed (a single str is accepted too)
               ) -> np.ndarray:
