@@ -234,6 +234,12 @@ PROTOCOL = "chronological leave-one-out (test=last, valid=second to last); candi
 
 INSTRUCTION_MODES = ('intent', 'keywords', 'template', 'none', 'given')
 
+def _writer(mode, items, domain, encoder=None):
+    "The instruction writer a generated mode names (built once per benchmark); other modes pass through."
+    if mode in ('keywords', 'template'): return KeywordInstructions(items, domain)
+    if mode == 'intent': return IntentInstructions(items, domain, vectors=encoder.encode(list(items.text.astype(str))))
+    return mode
+
 def _instructions(mode, items, domain, cases, given=None, encoder=None):
     if mode == 'none': return [''] * len(cases)
     if mode == 'given':
@@ -241,8 +247,7 @@ def _instructions(mode, items, domain, cases, given=None, encoder=None):
         g = dict(zip(given.user_id, given.instruction))
         return [g.get(u, '') for u in cases.user_id]
     reviews = cases['review'] if 'review' in cases else [None] * len(cases)
-    if mode in ('keywords', 'template'): mode = KeywordInstructions(items, domain)
-    elif mode == 'intent': mode = IntentInstructions(items, domain, vectors=encoder.encode(list(items.text.astype(str))))
+    mode = _writer(mode, items, domain, encoder)
     if callable(mode):
         try: takes_review = len(inspect.signature(mode).parameters) >= 2
         except (TypeError, ValueError): takes_review = False
@@ -281,6 +286,7 @@ def prepare(data, # dataset name, folder, or InstructRec pickle
     given = con.execute("select * from given").df() if has_given else None
     counts = {}
     if encoder is None and instructions != 'none': encoder = _default_encoder()
+    writer = _writer(instructions, items, src['name'], encoder)   # one writer serves both splits
     for split, back in [('test', 1), ('valid', 2)]:
         cols = [c for c in ('review_title', 'review_text') if c in con.execute("select * from seq limit 0").df().columns]
         review = (", any_value(concat_ws(' ', " + ', '.join(f's.{c}' for c in cols) + f")) FILTER (WHERE s.pos = s.n - {back}) AS review") if cols else ''
@@ -291,7 +297,7 @@ def prepare(data, # dataset name, folder, or InstructRec pickle
             cases['candidates'] = [list(g.loc[u, 'candidates']) for u in cases.user_id]
         else:
             cases['candidates'] = [sample_candidates(t, seen[u], item_ids, rng_for(seed, split, u), n_candidates) for u, t in zip(cases.user_id, cases.target)]
-        mode = instructions if not (has_given and split == 'valid' and instructions == 'given') else 'template'
+        mode = writer if not (has_given and split == 'valid' and instructions == 'given') else 'template'
         cases['instruction'] = _instructions(mode, items, src['name'], cases, given, encoder)
         cases[['user_id', 'history', 'target', 'candidates', 'instruction']].to_parquet(out/f'{split}.parquet', index=False)
         counts[split] = len(cases)
