@@ -10,12 +10,13 @@ from pathlib import Path
 import numpy as np, pandas as pd, duckdb
 from .core import *
 from .data import *
+from .metrics import order_by_scores
 
 # %% auto #0
 __all__ = ['SPLIT_SQL', 'CASES_SQL', 'STOP', 'DOMAIN_NOUN', 'TemplateInstructions', 'FACET_JUNK', 'GENERIC_WORDS', 'PROTOCOL',
            'INSTRUCTION_MODES', 'sample_candidates', 'names_title', 'KeywordInstructions', 'IntentInstructions',
-           'request_words', 'word_overlap_scores', 'request_cosine_scores', 'order_by_scores', 'ndcg_by_scores',
-           'leak_audit', 'audit_caption', 'prepare', 'Bench', 'make_toy_dataset']
+           'request_words', 'word_overlap_scores', 'request_cosine_scores', 'ndcg_by_scores', 'leak_audit',
+           'audit_caption', 'prepare', 'Bench', 'make_toy_dataset']
 
 # %% ../nbs/02_benchmark.ipynb #60fd5bca
 SPLIT_SQL = """
@@ -173,23 +174,35 @@ def word_overlap_scores(requests:list, # one request per case ('' for none)
     "For each case, how many distinct content words of the request each candidate's text contains."
     memo = {}
     def ws(i):
-        if i not in memo: memo[i] = set(_words(str(item_text[i])))
+        if i not in memo: memo[i] = set(_words(str(item_text.get(i) or '')))
         return memo[i]
     return [np.array([len(q & ws(c)) for c in cs], float) for q, cs in ((request_words(r), cs) for r, cs in zip(requests, candidates))]
 
-def request_cosine_scores(encoder, # an `Encoder`
-                          requests:list, candidates:list, item_text:dict)->list[np.ndarray]:
-    "For each case, the cosine between the request and each candidate's text (all 0 for an empty request)."
-    ids = list(dict.fromkeys(str(c) for cs in candidates for c in cs))
-    V = dict(zip(ids, encoder.encode([str(item_text[i]) for i in ids])))
-    Q = encoder.encode([r or '' for r in requests])
-    return [np.array([float(V[str(c)] @ q) for c in cs]) if r else np.zeros(len(cs)) for q, r, cs in zip(Q, requests, candidates)]
+def _texts(candidates, item_text:dict)->list[str]:
+    "Distinct non-empty item texts of the candidates, in first-seen order."
+    return list(dict.fromkeys(t for c in candidates for i in c if (t := str(item_text.get(i) or '').strip())))
 
-def order_by_scores(user:str, ranking:list, scores:list, seed:int=0)->tuple[list, list]:
-    "Candidates by score, best first; ties broken by a seeded hash of (seed, user, item), independent of input order."
-    key = [stable_hash(seed, user, str(i)) for i in ranking]
-    o = sorted(range(len(ranking)), key=lambda k: (-float(scores[k]), key[k]))
-    return [ranking[k] for k in o], [scores[k] for k in o]
+def request_cosine_scores(encoder, # an `Encoder` (L2-normalised vectors)
+                          requests:list, # one request per case ('' or None for none)
+                          candidates:list, # one list of item ids per case
+                          item_text:dict)->list[np.ndarray]: # item id -> text
+    "For each case, the cosine between the request and each candidate's text (0 for an empty request or text)."
+    asked = [bool(r and str(r).strip()) for r in requests]
+    texts = _texts([c for c, a in zip(candidates, asked) if a], item_text)   # no request, nothing to embed
+    tidx = {t: k for k, t in enumerate(texts)}
+    reqs = list(dict.fromkeys(str(r).strip() for r, a in zip(requests, asked) if a))
+    ridx = {r: k for k, r in enumerate(reqs)}
+    E, Q = encoder.encode(texts), encoder.encode(reqs)
+    out = []
+    for r, c in zip(requests, candidates):
+        s = np.zeros(len(c))
+        q = ridx.get(str(r or '').strip())
+        if q is not None:
+            for k, i in enumerate(c):
+                t = tidx.get(str(item_text.get(i) or '').strip())
+                if t is not None: s[k] = float(E[t] @ Q[q])
+        out.append(s)
+    return out
 
 def ndcg_by_scores(cases:pd.DataFrame, # user_id, target, candidates
                    scores:list, # one score array per case, aligned with its candidates
@@ -198,7 +211,7 @@ def ndcg_by_scores(cases:pd.DataFrame, # user_id, target, candidates
     from atomrec.metrics import evaluate
     rank = [order_by_scores(u, list(c), list(s), seed)[0] for u, c, s in zip(cases.user_id, cases.candidates, scores)]
     summary, _ = evaluate(pd.DataFrame({'user_id': cases.user_id.values, 'ranking': rank}), cases, ks=(k,), seed=seed)
-    return round(summary[f'ndcg@{k}'], 4)
+    return summary[f'ndcg@{k}']
 
 def leak_audit(cases:pd.DataFrame, # test cases with their instructions
                items:pd.DataFrame, # the item table
@@ -209,13 +222,13 @@ def leak_audit(cases:pd.DataFrame, # test cases with their instructions
     text = dict(zip(items.item_id.astype(str), items.text))
     informative = float(np.mean([bool(request_words(r)) for r in reqs])) if len(reqs) else 0.0
     out = dict(split='test', cases=len(cases), informative=round(informative, 4),
-               word_overlap_ndcg5=ndcg_by_scores(cases, word_overlap_scores(reqs, cands, text), seed))
+               word_overlap_ndcg5=round(ndcg_by_scores(cases, word_overlap_scores(reqs, cands, text), seed), 4))
     if any(reqs):
         if encoder is None:
             from atomrec.encoder import Encoder
             from atomrec.memory import embedding_cache_dir
             encoder = Encoder(cache_path=embedding_cache_dir())
-        out['encoder_cosine_ndcg5'] = ndcg_by_scores(cases, request_cosine_scores(encoder, reqs, cands, text), seed)
+        out['encoder_cosine_ndcg5'] = round(ndcg_by_scores(cases, request_cosine_scores(encoder, reqs, cands, text), seed), 4)
         out['encoder'] = encoder.name
     else: out['encoder_cosine_ndcg5'] = out['word_overlap_ndcg5']   # no request: both rankers see nothing
     return out

@@ -8,7 +8,7 @@ import numpy as np, pandas as pd, duckdb
 from .core import *
 
 # %% auto #0
-__all__ = ['KS', 'RANK_SQL', 'per_user_metrics', 'summarize', 'evaluate', 'paired_bootstrap']
+__all__ = ['KS', 'RANK_SQL', 'order_by_scores', 'ordered', 'per_user_metrics', 'summarize', 'evaluate', 'paired_bootstrap']
 
 # %% ../nbs/03_metrics.ipynb #3ac0d314
 KS = (1, 3, 5, 10)
@@ -17,44 +17,53 @@ RANK_SQL = """
 WITH c AS (SELECT user_id, target, candidates FROM cases),
 p AS (SELECT user_id, any_value(ranking) AS ranking, any_value(CAST(scores AS DOUBLE[])) AS scores, count(*) AS n_pred FROM preds GROUP BY user_id),
 j AS (
-  SELECT c.user_id, c.target, c.candidates, p.ranking, p.scores, coalesce(p.n_pred, 0) AS n_pred,
+  SELECT c.user_id, c.target, c.candidates, p.ranking, coalesce(p.n_pred, 0) AS n_pred,
          p.ranking IS NOT NULL
          AND len(p.ranking) = len(c.candidates)
          AND len(list_distinct(p.ranking)) = len(p.ranking)
          AND len(list_intersect(p.ranking, c.candidates)) = len(c.candidates)
          AND (p.scores IS NULL OR len(p.scores) = len(p.ranking)) AS valid
-  FROM c LEFT JOIN p USING (user_id)),
-u AS (
-  SELECT j.user_id, j.target, x.item, x.i,
-         CASE WHEN j.scores IS NULL THEN NULL ELSE j.scores[x.i] END AS score
-  FROM j, LATERAL (SELECT unnest(j.ranking) AS item, generate_subscripts(j.ranking, 1) AS i) x
-  WHERE j.valid),
-r AS (
-  SELECT user_id, item, target,
-         row_number() OVER (PARTITION BY user_id ORDER BY
-            CASE WHEN score IS NULL THEN -CAST(i AS DOUBLE) ELSE score END DESC,
-            CASE WHEN score IS NULL THEN 0 ELSE hash(?, user_id, item) END) AS rank
-  FROM u)
-SELECT j.user_id, j.valid, j.n_pred, r.rank
-FROM j LEFT JOIN r ON r.user_id = j.user_id AND r.item = j.target
-ORDER BY j.user_id
+  FROM c LEFT JOIN p USING (user_id))
+SELECT user_id, valid, n_pred, CASE WHEN valid THEN nullif(list_position(ranking, target), 0) END AS rank
+FROM j ORDER BY user_id
 """
 
 def _preds_frame(preds:pd.DataFrame)->pd.DataFrame:
-    p = preds.copy()
+    p = preds.copy().reset_index(drop=True)
     if 'scores' not in p: p['scores'] = None
     p['ranking'] = p.ranking.apply(lambda r: [str(x) for x in r] if isinstance(r, (list, tuple, np.ndarray)) else None)
     p['scores'] = p.scores.apply(lambda s: [float(x) for x in s] if isinstance(s, (list, tuple, np.ndarray)) else None)
     return p[['user_id', 'ranking', 'scores']]
 
+def order_by_scores(user:str, # the case's user (part of the tie-break key)
+                    ranking:list, # candidates in any order
+                    scores:list, # one score per candidate, aligned with `ranking`
+                    seed:int=0)->tuple[list, list]:
+    "Candidates by score, best first; ties broken by a seeded hash of (seed, user, item), independent of input order."
+    key = [stable_hash(seed, user, str(i)) for i in ranking]
+    s = [float(x) for x in scores]
+    o = sorted(range(len(ranking)), key=lambda k: (-s[k] if s[k] == s[k] else float('inf'), key[k]))   # NaN last
+    return [ranking[k] for k in o], [s[k] for k in o]
+
+def ordered(preds:pd.DataFrame, # user_id, ranking, optional scores
+            seed:int=0)->pd.DataFrame:
+    "The predictions with every scored ranking put in score order (`order_by_scores`); unscored or malformed rows as given."
+    p = _preds_frame(preds)
+    def one(u, r, s):
+        if r is None or s is None or len(r) != len(s): return r, s
+        return order_by_scores(u, r, s, seed)
+    rs = [one(u, r, s) for u, r, s in zip(p.user_id, p.ranking, p.scores)]
+    p['ranking'], p['scores'] = [r for r, _ in rs], [s for _, s in rs]
+    return p
+
 def per_user_metrics(preds:pd.DataFrame, # user_id, ranking (best first), optional scores
                      cases:pd.DataFrame, # user_id, target, candidates
                      ks=KS, seed:int=0)->pd.DataFrame:
-    "One row per case: the target's rank (null = miss), validity, and hit@K / ndcg@K."
+    "One row per case: the target's rank (its position after `ordered`; null = miss), validity, and hit@K / ndcg@K."
     con = duckdb.connect()
     c = cases[['user_id', 'target', 'candidates']].copy(); c['candidates'] = c.candidates.apply(lambda x: [str(i) for i in x])
-    con.register('cases', c); con.register('preds', _preds_frame(preds))
-    df = con.execute(RANK_SQL, [seed]).df()
+    con.register('cases', c); con.register('preds', ordered(preds, seed))
+    df = con.execute(RANK_SQL).df()
     for k in ks:
         hit = df['rank'].notna() & (df['rank'] <= k)
         df[f'hit@{k}'] = hit.astype(float)

@@ -9,58 +9,12 @@ from pathlib import Path
 import numpy as np, pandas as pd
 import scipy.sparse as sp
 from .core import *
-from .benchmark import Bench, _words
+from .benchmark import Bench, request_cosine_scores, word_overlap_scores, ndcg_by_scores
 from .encoder import Encoder, DEFAULT_MODEL
-from .metrics import evaluate
 from .runner import Method
 
 # %% auto #0
-__all__ = ['GRID', 'request_similarity', 'word_overlap', 'ranked', 'InstructionMethod', 'item_cosine', 'ItemKNNMethod',
-           'standardise', 'blend', 'ndcg_at', 'HybridMethod']
-
-# %% ../nbs/15_references.ipynb #54ce26a8
-def _texts(candidates, item_text:dict)->list[str]:
-    "Distinct non-empty item texts of the candidates, in first-seen order."
-    return list(dict.fromkeys(t for c in candidates for i in c if (t := str(item_text.get(i) or '').strip())))
-
-def request_similarity(encoder:Encoder, # embeds texts (L2-normalised)
-                       requests:list[str], # one request per case
-                       candidates:list[list[str]], # the case's candidate item ids
-                       item_text:dict, # item id -> text
-                      )->list[np.ndarray]:
-    "Cosine between each request and each of its candidates' item text (0 for an empty request or text)."
-    asked = [bool(r and r.strip()) for r in requests]
-    texts = _texts([c for c, a in zip(candidates, asked) if a], item_text)   # no request, nothing to embed
-    tidx = {t: k for k, t in enumerate(texts)}
-    reqs = list(dict.fromkeys(r.strip() for r, a in zip(requests, asked) if a))
-    ridx = {r: k for k, r in enumerate(reqs)}
-    E, Q = encoder.encode(texts), encoder.encode(reqs)
-    out = []
-    for r, c in zip(requests, candidates):
-        s = np.zeros(len(c))
-        q = ridx.get((r or '').strip())
-        if q is not None:
-            for k, i in enumerate(c):
-                t = tidx.get(str(item_text.get(i) or '').strip())
-                if t is not None: s[k] = float(E[t] @ Q[q])
-        out.append(s)
-    return out
-
-# %% ../nbs/15_references.ipynb #6342f270
-def word_overlap(requests:list[str], # one request per case
-                 candidates:list[list[str]], # the case's candidate item ids
-                 item_text:dict, # item id -> text
-                )->list[np.ndarray]:
-    "Number of distinct content words of each request found in each candidate's item text."
-    cache = {}
-    def ws(i):
-        if i not in cache: cache[i] = set(_words(str(item_text.get(i) or '')))
-        return cache[i]
-    out = []
-    for r, c in zip(requests, candidates):
-        q = set(_words(r or ''))
-        out.append(np.array([float(len(q & ws(i))) for i in c]))
-    return out
+__all__ = ['GRID', 'ranked', 'InstructionMethod', 'item_cosine', 'ItemKNNMethod', 'standardise', 'blend', 'HybridMethod']
 
 # %% ../nbs/15_references.ipynb #5703f714
 def ranked(candidates:list[str], # the case's candidates
@@ -95,7 +49,7 @@ class InstructionMethod(Method):
     def score(self, cases:pd.DataFrame)->list[np.ndarray]:
         "Request similarity of each case's candidates, aligned with `cases.candidates`."
         if self.item_text is None: raise AtomRecError(f"{self.name}: call fit before rank")
-        return request_similarity(self.enc, list(cases.instruction), list(cases.candidates), self.item_text)
+        return request_cosine_scores(self.enc, list(cases.instruction), list(cases.candidates), self.item_text)
     def rank(self, cases): return [ranked(c, s) for c, s in zip(cases.candidates, self.score(cases))]
     def close(self):
         if self.enc.cache_path is not None: self.enc.save_cache()
@@ -174,13 +128,6 @@ def blend(knn:list, # item-kNN scores per case
     "`(1-w)·z(knn) + w·z(instr)` per case."
     return [(1 - w) * standardise(a) + w * standardise(b) for a, b in zip(knn, instr)]
 
-def ndcg_at(cases:pd.DataFrame, # user_id, target, candidates
-            scores:list, # one score array per case, aligned with `cases.candidates`
-            k:int=5, seed:int=0)->float:
-    "NDCG@k of scored cases, computed as the harness computes it (ties by its seeded hash)."
-    res = [ranked(c, s) for c, s in zip(cases.candidates, scores)]
-    preds = pd.DataFrame({'user_id': cases.user_id.values, 'ranking': [r['ranking'] for r in res], 'scores': [r['scores'] for r in res]})
-    return evaluate(preds, cases, ks=(k,), seed=seed)[0][f'ndcg@{k}']
 
 # %% ../nbs/15_references.ipynb #32081fa8
 class HybridMethod(Method):
@@ -206,7 +153,7 @@ class HybridMethod(Method):
         valid = bench.cases('valid')
         knn = ItemKNNMethod(**self.knn_opts).fit(bench, 'valid')
         kv, iv = knn.score(valid), self.instr.score(valid)
-        curve = {w: ndcg_at(valid, blend(kv, iv, w), 5, self.seed) for w in self.grid}
+        curve = {w: ndcg_by_scores(valid, blend(kv, iv, w), self.seed, 5) for w in self.grid}
         best = max(curve.values())
         w = next(w for w in self.grid if curve[w] == best)
         self._valid_knn = knn
