@@ -368,10 +368,9 @@ class LLMMemoryAgent(MemoryAgent):
 _LABEL = re.compile(r'\W*(?:candidate\s+)?([A-Za-z]{1,2})\W*', re.I)
 
 def to_permutation(answer:list, # labels the model returned, best first
-                   candidates:list[str], # candidate item ids
-                   fill:list|np.ndarray|None=None, # a score per candidate ordering the missing ones (default: candidate order)
-                   ledger=None, stage:str='rank')->list[str]:
-    "A full ranking from the model's labels: unknown and repeated labels dropped, missing candidates appended; each counted."
+                   candidates:list[str], # candidate item ids, in the order they were shown
+                   ledger=None, stage:str='rank')->list[str]|None:
+    "A full ranking from the model's labels: unknown and repeated labels dropped, missing candidates appended in shown order; None if no label is valid."
     m = dict(zip(labels(len(candidates)), candidates))
     out, unknown, dup = [], 0, 0
     for a in answer:
@@ -380,14 +379,13 @@ def to_permutation(answer:list, # labels the model returned, best first
         if c is None: unknown += 1
         elif c in out: dup += 1
         else: out.append(c)
-    missing = [c for c in candidates if c not in out]
-    if fill is not None and len(fill) == len(candidates):
-        s = dict(zip(candidates, np.asarray(fill, dtype=float)))
-        missing = sorted(missing, key=lambda c: -s[c])   # stable: ties keep candidate order
+    missing = [c for c in candidates if c not in out]          # shown order: no other ranker's judgement
     if ledger is not None:
-        for k, v in (('unknown_ids_dropped', unknown), ('rank_duplicates_dropped', dup), ('rank_missing_filled', len(missing))):
+        outcome = 'rankings_no_valid_label' if not out else 'rankings_completed' if missing else 'rankings_complete'
+        for k, v in (('unknown_ids_dropped', unknown), ('rank_duplicates_dropped', dup), (outcome, 1),
+                     ('positions_decided', len(out) if out else 0), ('positions_filled', len(missing) if out else 0)):
             if v: ledger.count(stage, k, v)
-    return out + missing
+    return out + missing if out else None
 
 def _ranked(ranking:list|None)->dict:
     "The harness's result: scores descending with the ranking (None: an invalid ranking, a miss)."
@@ -433,9 +431,7 @@ class LLMRecAgent(RecAgent):
         out = self.s.call('rank', prompt(P_RANK, data, f"Rank all {len(cands)} candidates ({', '.join(lab.values())}), best first."),
                           _rank_schema(len(cands)))
         if out is None: self.ledger.count('rank', 'invalid_rankings'); return _ranked(None)
-        m = context.get('matrix')
-        fill = RuleRecAgent().score(m) if m is not None and len(m) == len(cands) else None
-        return _ranked(to_permutation(out['ranking'], cands, fill, self.ledger, 'rank'))
+        return _ranked(to_permutation(out['ranking'], cands, self.ledger, 'rank'))
 
     def close(self): self.s.close()
 
@@ -529,7 +525,7 @@ class VanillaLLMMethod(Method):
         data += [f"({l}) {clean(self.texts.get(c, c), self.chars)}" for l, c in zip(lab, cands)]
         out = self.s.call('rank', prompt(P_VANILLA, data, f"Rank all {len(cands)} candidates ({', '.join(lab)}), best first."), _rank_schema(len(cands)))
         if out is None: self.s.ledger.count('rank', 'invalid_rankings'); return _ranked(None)
-        return _ranked(to_permutation(out['ranking'], cands, None, self.s.ledger, 'rank'))
+        return _ranked(to_permutation(out['ranking'], cands, self.s.ledger, 'rank'))
 
     def rank(self, cases):
         hist = cases['history'] if 'history' in cases else [[]] * len(cases)

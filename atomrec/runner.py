@@ -9,11 +9,12 @@ from pathlib import Path
 import numpy as np, pandas as pd
 from tqdm.auto import tqdm
 from .core import *
-from .benchmark import Bench
+from .benchmark import Bench, audit_caption
 from .metrics import evaluate, KS, order_by_scores
 
 # %% auto #0
-__all__ = ['METHODS', 'Method', 'RandomMethod', 'PopMethod', 'get_method', 'run', 'load_runs', 'markdown_table', 'report']
+__all__ = ['METHODS', 'Method', 'RandomMethod', 'PopMethod', 'get_method', 'llm_outcomes', 'run', 'load_runs', 'markdown_table',
+           'report']
 
 # %% ../nbs/12_runner.ipynb #f6bad20c
 class Method:
@@ -77,6 +78,20 @@ def get_method(name:str, **opts)->Method:
     return getattr(importlib.import_module(mod), cls)(**opts)
 
 # %% ../nbs/12_runner.ipynb #d71603d8
+def llm_outcomes(llm:dict, # an LLM ledger as `Ledger.to_dict()` writes it (`stages` -> counters)
+                )->dict:
+    "The two blocks `metrics.json` states beside an LLM method's metrics: how its rankings came about, and every fallback."
+    st = llm.get('stages', {}) if isinstance(llm, dict) else {}
+    r = st.get('rank', {})
+    g = lambda k: int(r.get(k, 0) or 0)
+    rankings = dict(complete=g('rankings_complete'), completed=g('rankings_completed'),
+                    invalid=g('rankings_no_valid_label') + g('invalid_rankings'),
+                    no_valid_label=g('rankings_no_valid_label'), call_failed=g('invalid_rankings'),
+                    positions_decided=g('positions_decided'), positions_filled=g('positions_filled'))
+    fallbacks = {f'{s}.{k}': int(v) for s, d in st.items() for k, v in d.items()
+                 if v and ('fallback' in k or k in ('missing_notes_empty', 'replay_misses'))}
+    return dict(llm_rankings=rankings, fallbacks=fallbacks)
+
 def _scored_order(users, # the batch's user ids
                   res:list[dict], # the method's results
                   seed:int)->dict:
@@ -139,6 +154,7 @@ def run(method, # a method name or a `Method`
                     machine=dict(cpus=__import__('os').cpu_count(), python=platform.python_version()), metrics=summary)
         extra = getattr(m, 'run_stats', None)
         if callable(extra): info['stats'] = extra()
+        if isinstance(info.get('stats', {}).get('llm'), dict): info.update(llm_outcomes(info['stats']['llm']))
         write_json(info, out/'metrics.json')
     finally: m.close()
     return info
@@ -151,9 +167,16 @@ def load_runs(runs)->pd.DataFrame:
         p = Path(r)/'metrics.json'
         if not p.exists(): raise DataError("no metrics.json: not a finished run", Path(r), fix="run `atomrec run METHOD --bench BENCH --out RUN` first")
         j = read_json(p)
+        lr, pos = j.get('llm_rankings'), None
+        if lr: pos = lr['positions_decided'] + lr['positions_filled']
+        bm = Path(j.get('bench', ''))/'manifest.json'
         rows.append(dict(run=str(r), method=j['method'], backend=j['backend'], data=j['data'], split=j['split'],
                          instructions=j['instructions'], seed=j['seed'], **j['metrics'],
-                         seconds=round(j['fit_seconds'] + j['rank_seconds'], 1)))
+                         seconds=round(j['fit_seconds'] + j['rank_seconds'], 1),
+                         llm_decided=f"{lr['positions_decided'] / pos:.1%}" if lr and pos else None,
+                         llm_completed=f"{lr['completed']}" if lr else None,
+                         fallbacks=sum(j.get('fallbacks', {}).values()) if lr else None,
+                         bench=j.get('bench'), audit=audit_caption(read_json(bm)) if bm.exists() else f"requests: {j['instructions']} (benchmark not found: no audit)"))
     return pd.DataFrame(rows)
 
 def markdown_table(df:pd.DataFrame)->str:
@@ -163,11 +186,15 @@ def markdown_table(df:pd.DataFrame)->str:
 
 def report(runs, # run folders
            ks=(3, 5), fmt:str='markdown')->str:
-    "A table of the runs' metrics (H@K, N@K) with data, split, instructions, backend, users and seed."
+    "A table of the runs' metrics (H@K, N@K) with data, split, instructions, backend, users, seed, the LLM's share of each ranking, and each benchmark's leak audit."
     df = load_runs(runs)
     cols = ['method', 'backend', 'data', 'split', 'instructions', 'users', 'seed'] + [f'{m}@{k}' for k in ks for m in ('hit', 'ndcg')] + ['invalid', 'seconds']
+    if df.llm_decided.notna().any(): cols += ['llm_decided', 'llm_completed', 'fallbacks']
     t = df[cols].rename(columns={f'{m}@{k}': f"{m[0].upper()}@{k}" for k in ks for m in ('hit', 'ndcg')})
     for c in t.columns:
         if c[:2] in ('H@', 'N@'): t[c] = t[c].map(lambda x: f"{x:.4f}")
-    if fmt == 'markdown': return markdown_table(t)
-    return t.to_string(index=False)
+    t = t.fillna('–')
+    audits = list(dict.fromkeys(f"- {d}: {a}" for d, a in zip(df.bench, df.audit)))
+    tail = '\n\nRequests and their leak audit, per benchmark:\n' + '\n'.join(audits) + '\n'
+    if fmt == 'markdown': return markdown_table(t) + tail
+    return t.to_string(index=False) + tail
