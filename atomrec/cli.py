@@ -76,7 +76,7 @@ def cmd_demo(a):
     out = Path(a.out)
     bench = out/'bench'/a.data
     if not (bench/'manifest.json').exists():
-        print(f"preparing {a.data} ({a.users or 'all'} users, seed {a.seed}, template instructions) ...", flush=True)
+        print(f"preparing {a.data} ({a.users or 'all'} users, seed {a.seed}, intent requests) ...", flush=True)
         prepare(a.data, bench, users=a.users, seed=a.seed)
     runs = []
     for m in a.methods:
@@ -118,8 +118,10 @@ def main(argv=None):
     s = sub.add_parser('prepare', help='write a benchmark (splits, candidates, instructions)')
     s.add_argument('data', help='dataset name, folder of RecBole atomic files, or InstructRec .pkl')
     s.add_argument('--out', required=True); s.add_argument('--users', type=int, default=1000, help='evaluation users (0: all)')
-    s.add_argument('--seed', type=int, default=0); s.add_argument('--instructions', default='template', choices=['template', 'none', 'given', 'llm'])
-    s.add_argument('--min-interactions', type=int, default=3); llm_args(s); s.set_defaults(fn=cmd_prepare)
+    s.add_argument('--seed', type=int, default=0, help='seed of the user sample, candidates and requests')
+    s.add_argument('--instructions', default='intent', choices=['intent', 'keywords', 'template', 'none', 'given', 'llm'],
+                   help="requests: intent (the target's coarse facets, default), keywords (its rare words: leaks, for old runs; 'template' is an alias), none, given (the data's own), llm (written by the LLM)")
+    s.add_argument('--min-interactions', type=int, default=3, help='drop users and items with fewer interactions (k-core)'); llm_args(s); s.set_defaults(fn=cmd_prepare)
     s = sub.add_parser('run', help='evaluate a method on a benchmark')
     s.add_argument('method'); s.add_argument('--bench', required=True); s.add_argument('--out', required=True)
     s.add_argument('--split', default='test', choices=['test', 'valid']); s.add_argument('--agent', default='rule', choices=['rule', 'llm'])
@@ -133,16 +135,18 @@ def main(argv=None):
     s.add_argument('--metrics', nargs='+', default=['ndcg@5', 'hit@5'])
     s.add_argument('--llm', action='store_true', help='also the LLM ledger: calls, tokens and failures per user and stage')
     s.set_defaults(fn=cmd_report)
-    s = sub.add_parser('demo', help='the main job: ml-100k, random / pop / AtomRec (rule agents)')
+    s = sub.add_parser('demo', help='the main job: ml-100k, random / pop / the references / AtomRec (rule agents)')
     s.add_argument('--data', default='ml-100k'); s.add_argument('--out', default='runs/demo')
     s.add_argument('--users', type=int, default=1000); s.add_argument('--seed', type=int, default=0)
-    s.add_argument('--methods', nargs='+', default=['random', 'pop', 'atomrec']); s.add_argument('--quiet', action='store_true')
+    s.add_argument('--methods', nargs='+', default=['random', 'pop', 'itemknn', 'instruction', 'hybrid', 'atomrec'], help='methods to run (the references first: AtomRec must beat them)')
+    s.add_argument('--quiet', action='store_true', help='no progress bars')
     s.set_defaults(fn=cmd_demo)
     s = sub.add_parser('experiments', help='the main study: every method on every dataset, Table 1')
     s.add_argument('--out', default='runs/main'); s.add_argument('--datasets', nargs='+', default=['goodreads', 'scientific', 'ml-100k'])
-    s.add_argument('--instructions', nargs='+', default=['template', 'none']); s.add_argument('--methods', nargs='+')
-    s.add_argument('--users', type=int, default=1000); s.add_argument('--seed', type=int, default=0); s.add_argument('--quiet', action='store_true')
-    s.set_defaults(fn=cmd_experiments)
+    s.add_argument('--instructions', nargs='+', default=['intent', 'none'], help='request modes, one benchmark each (see `prepare --instructions`)')
+    s.add_argument('--methods', nargs='+', help='methods to run (default: every baseline, the references and atomrec)')
+    s.add_argument('--users', type=int, default=1000, help='evaluation users per dataset (0: all)'); s.add_argument('--seed', type=int, default=0, help='benchmark and method seed')
+    s.add_argument('--quiet', action='store_true', help='no progress bars'); s.set_defaults(fn=cmd_experiments)
     a = p.parse_args(argv)
     if threading.current_thread() is threading.main_thread():  # `kill` ends a run like Ctrl-C: servers stop, ledgers are saved
         signal.signal(signal.SIGTERM, _terminated)
