@@ -198,5 +198,5 @@ class Encoder:
             with np.load(p) as z:
                 vecs = z['vecs']
                 if vecs.ndim != 2 or vecs.shape[1] != self.dim: continue  # another model's part
-                for k, v in zip(z['keys'].tolist(), vecs): self.cache.setdefault(k, v)
+                for k, v in zip(z['keys'].tolist(), vecs): self.cache.setdefault(k.ljust(20, b'\x00'), v)   # numpy's S20 drops trailing NULs
         return len(self.cache)
