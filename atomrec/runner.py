@@ -115,13 +115,20 @@ def run(method, # a method name or a `Method`
         progress:bool=True, # show a progress bar
         fresh:bool=False, # discard earlier partial results instead of resuming
         **opts)->dict:
-    "Evaluate `method` on `bench`'s `split`; write predictions, per-user metrics and metrics.json to `out`."
+    "Evaluate `method` on `bench`'s `split`; write predictions, per-user metrics and metrics.json to `out` (one writer per folder)."
+    out = Path(out)
+    with FolderLock(out, 'run folder'):    # a second writer fails here, before it touches anything
+        if fresh:
+            for x in out.iterdir():
+                if x.name != '.lock': shutil.rmtree(x) if x.is_dir() else x.unlink()
+        return _run(method, bench, out, split, chunk, progress, **opts)
+
+def _run(method, bench, out:Path, split, chunk, progress, **opts)->dict:
+    "The body of `run`, inside the folder's lock."
     bench = bench if isinstance(bench, Bench) else Bench(bench)
     m = get_method(method, **opts) if isinstance(method, str) else method
     if hasattr(m, 'progress'): m.progress = m.progress and progress   # quiet runs are quiet all the way down
-    out = Path(out); parts = out/'parts'
-    if fresh and out.exists(): shutil.rmtree(out)
-    out.mkdir(parents=True, exist_ok=True); parts.mkdir(exist_ok=True)
+    parts = out/'parts'; parts.mkdir(exist_ok=True)
     cases = bench.cases(split)
     done = _done_users(parts)
     todo = cases[~cases.user_id.isin(done)]
