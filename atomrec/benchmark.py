@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np, pandas as pd, duckdb
 from .core import *
 from .data import *
-from .metrics import order_by_scores
+from .metrics import order_by_scores, evaluate
 
 # %% auto #0
 __all__ = ['SPLIT_SQL', 'CASES_SQL', 'STOP', 'DOMAIN_NOUN', 'TemplateInstructions', 'FACET_JUNK', 'GENERIC_WORDS', 'PROTOCOL',
@@ -208,7 +208,6 @@ def ndcg_by_scores(cases:pd.DataFrame, # user_id, target, candidates
                    scores:list, # one score array per case, aligned with its candidates
                    seed:int=0, k:int=5)->float:
     "Mean NDCG@k of ranking each case's candidates by `scores` (ties broken by the harness's seeded rule)."
-    from atomrec.metrics import evaluate
     rank = [order_by_scores(u, list(c), list(s), seed)[0] for u, c, s in zip(cases.user_id, cases.candidates, scores)]
     summary, _ = evaluate(pd.DataFrame({'user_id': cases.user_id.values, 'ranking': rank}), cases, ks=(k,), seed=seed)
     return summary[f'ndcg@{k}']

@@ -10,7 +10,7 @@ import numpy as np, pandas as pd
 from tqdm.auto import tqdm
 from .core import *
 from .benchmark import Bench, audit_caption
-from .metrics import evaluate, KS, order_by_scores
+from .metrics import evaluate, KS, ordered
 
 # %% auto #0
 __all__ = ['METHODS', 'Method', 'RandomMethod', 'PopMethod', 'get_method', 'llm_outcomes', 'run', 'load_runs', 'markdown_table',
@@ -92,18 +92,6 @@ def llm_outcomes(llm:dict, # an LLM ledger as `Ledger.to_dict()` writes it (`sta
                  if v and ('fallback' in k or k in ('missing_notes_empty', 'replay_misses'))}
     return dict(llm_rankings=rankings, fallbacks=fallbacks)
 
-def _scored_order(users, # the batch's user ids
-                  res:list[dict], # the method's results
-                  seed:int)->dict:
-    "The `ranking` and `scores` columns as written: a scored ranking put in score order (ties by the seeded hash) once, here."
-    rank, score = [], []
-    for u, r in zip(users, res):
-        rk = list(map(str, r['ranking'])) if r.get('ranking') is not None else None
-        sc = list(map(float, r['scores'])) if r.get('scores') is not None else None
-        if rk is not None and sc is not None and len(rk) == len(sc): rk, sc = order_by_scores(str(u), rk, sc, seed)
-        rank.append(rk); score.append(sc)
-    return dict(ranking=rank, scores=score)
-
 def _done_users(parts:Path)->set:
     return set(pd.concat([pd.read_parquet(p, columns=['user_id']) for p in sorted(parts.glob('part-*.parquet'))]).user_id) if parts.exists() and any(parts.glob('part-*.parquet')) else set()
 
@@ -142,9 +130,9 @@ def _run(method, bench, out:Path, split, chunk, progress, **opts)->dict:
                 batch = todo.iloc[s:s + chunk]
                 res = m.rank(batch)
                 if len(res) != len(batch): raise AtomRecError(f"{m.name}.rank returned {len(res)} results for {len(batch)} cases")
-                df = pd.DataFrame({'user_id': batch.user_id.values,
-                                   **_scored_order(batch.user_id.values, res, m.seed),
-                                   'evidence': [json.dumps(r['evidence'], default=str) if r.get('evidence') is not None else None for r in res]})
+                df = ordered(pd.DataFrame({'user_id': batch.user_id.values, 'ranking': [r.get('ranking') for r in res],
+                                           'scores': [r.get('scores') for r in res]}), m.seed)   # ties broken once, here
+                df['evidence'] = [json.dumps(r['evidence'], default=str) if r.get('evidence') is not None else None for r in res]
                 tmp = parts/f'.part-{k:05d}.tmp'; df.to_parquet(tmp, index=False); tmp.replace(parts/f'part-{k:05d}.parquet'); k += 1
                 bar.update(len(batch))
         t_rank = time.time() - t1
