@@ -10,8 +10,8 @@ import numpy as np
 from .core import AtomRecError
 
 # %% auto #0
-__all__ = ['DEFAULT_MODEL', 'PACKAGED_MODEL', 'LENGTH_STEP', 'FORWARD_ROWS', 'CHUNK', 'ENCODING', 'EncoderNotFound',
-           'packaged_model_dir', 'resolve_model', 'length_bucket', 'forward_plan', 'Encoder']
+__all__ = ['DEFAULT_MODEL', 'PACKAGED_MODEL', 'LENGTH_STEP', 'FORWARD_ROWS', 'CHUNK', 'QUERY_ROWS', 'ENCODING', 'EncoderNotFound',
+           'packaged_model_dir', 'resolve_model', 'encoding', 'length_bucket', 'forward_plan', 'Encoder']
 
 # %% ../nbs/04_encoder.ipynb #30d69ff5
 os.environ.setdefault('HF_HUB_OFFLINE', '1')  # offline by default; set HF_HUB_OFFLINE=0 before import to opt out
@@ -75,7 +75,13 @@ def resolve_model(name_or_path:str=DEFAULT_MODEL, # model name (e.g. 'all-MiniLM
 LENGTH_STEP = 16   # a text runs padded to the next multiple of this many tokens: its own length picks the shape
 FORWARD_ROWS = 8   # every forward pass has exactly this many rows; dummy rows fill the last pass of each length
 CHUNK = 4096       # texts tokenised at a time (bounds memory; results do not depend on it)
-ENCODING = f'fixed-shape-{LENGTH_STEP}x{FORWARD_ROWS}'  # how vectors are computed: part of the cache key
+QUERY_ROWS = 1     # a query is encoded on its own, in a pass of one row: the latency of one text, not the throughput of many
+
+def encoding(rows:int=FORWARD_ROWS, # rows per forward pass
+            ) -> str:
+    "How vectors are computed (padding step and pass height): part of the cache key."
+    return f'fixed-shape-{LENGTH_STEP}x{rows}'
+ENCODING = encoding()  # the scheme of note and item texts
 
 def length_bucket(n:int, # the text's token count
                   cap:int|None=None, # the model's max_seq_length (None: no cap)
@@ -127,9 +133,11 @@ class Encoder:
 
     def __repr__(self): return f"Encoder({self.name!r}, dim={self.dim}, cached={len(self.cache)}, hits={self.hits}, misses={self.misses})"
 
-    def key(self, text:str) -> bytes:
-        "Cache key of `text` under this model: SHA-1 of model name, `ENCODING` and text."
-        return hashlib.sha1(f'{self.name}\x00{ENCODING}\x00{text}'.encode('utf-8')).digest()
+    def key(self, text:str, # the text
+            rows:int=FORWARD_ROWS, # rows per forward pass it is encoded in
+           ) -> bytes:
+        "Cache key of `text` under this model: SHA-1 of model name, `encoding(rows)` and text."
+        return hashlib.sha1(f'{self.name}\x00{encoding(rows)}\x00{text}'.encode('utf-8')).digest()
 
     def _features(self, texts:list[str]) -> dict:
         "Token features of `texts`, padded to the longest, with the default prompt `SentenceTransformer.encode` would add."
@@ -138,15 +146,17 @@ class Encoder:
         if hasattr(m, 'preprocess'): return m.preprocess(texts, prompt=prompt) if prompt else m.preprocess(texts)
         return m.tokenize([prompt + t for t in texts] if prompt else texts)   # sentence-transformers < 6
 
-    def _encode(self, texts:list[str]) -> np.ndarray:
+    def _encode(self, texts:list[str], # texts to run through the model
+                rows:int=FORWARD_ROWS, # rows per forward pass
+               ) -> np.ndarray:
         "Run the model on `texts` in fixed shapes (see `forward_plan`): float32, L2-normalised, (n, dim)."
         import torch
-        if len(texts) > CHUNK: return np.concatenate([self._encode(texts[s:s + CHUNK]) for s in range(0, len(texts), CHUNK)])
+        if len(texts) > CHUNK: return np.concatenate([self._encode(texts[s:s + CHUNK], rows) for s in range(0, len(texts), CHUNK)])
         f = self._features(list(texts) + [''])   # the empty text, last, is the dummy row (index -1)
         n = len(texts) + 1
         tok = self.model.tokenizer
         left, pad = getattr(tok, 'padding_side', 'right') == 'left', {'input_ids': tok.pad_token_id or 0}
-        plan = forward_plan(f['attention_mask'].sum(1)[:-1].tolist(), self.model.max_seq_length)
+        plan = forward_plan(f['attention_mask'].sum(1)[:-1].tolist(), self.model.max_seq_length, rows)
         out = np.zeros((len(texts), self.dim), np.float32)
         self.model.eval()
         with torch.inference_mode():
@@ -159,15 +169,16 @@ class Encoder:
         return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
 
     def encode(self, texts:list[str], # texts to embed (a single str is accepted too)
+               rows:int=FORWARD_ROWS, # rows per forward pass (part of the cache key: other rows, other bits)
               ) -> np.ndarray:
         "Embeddings of `texts`, float32 (n, dim), L2-normalised; cached texts are not re-encoded."
         texts = [texts] if isinstance(texts, str) else list(texts)
-        keys = [self.key(t) for t in texts]
+        keys = [self.key(t, rows) for t in texts]
         todo = {}
         for k, t in zip(keys, texts):
             if k not in self.cache and k not in todo: todo[k] = t
         if todo:
-            for k, v in zip(todo, self._encode(list(todo.values()))): self.cache[k] = v
+            for k, v in zip(todo, self._encode(list(todo.values()), rows)): self.cache[k] = v
             self._unsaved.extend(todo)
         self.misses += len(todo)
         self.hits += len(texts) - len(todo)
@@ -175,8 +186,13 @@ class Encoder:
         return np.stack([self.cache[k] for k in keys])
 
     def encode_one(self, text:str) -> np.ndarray:
-        "Embedding of one text, float32 (dim,)."
+        "Embedding of one text, float32 (dim,), in the scheme of `encode` (the same bits as in a batch)."
         return self.encode([text])[0]
+
+    def encode_queries(self, texts:list[str], # retrieval queries (a single str is accepted too)
+                      ) -> np.ndarray:
+        "Embeddings of queries, each run alone (`QUERY_ROWS` rows a pass): a query costs its own length, not 8 rows'."
+        return self.encode(texts, rows=QUERY_ROWS)
 
     def save_cache(self) -> int:
         "Write the entries added since the last save as a new part under `cache_path`; returns how many."

@@ -143,7 +143,8 @@ def serial_blas():
 # %% ../nbs/05_store.ipynb #f7dc3bf3
 class NoteStore:
     "Atomic notes in memory (dict + normalised matrix) with exact search, written behind to a LanceDB table."
-    serial_max = 8  # query batches up to this size run BLAS on one thread (see `serial_blas`)
+    serial_max = 8  # query batches up to this size run BLAS on one thread (see `serial_blas`)...
+    serial_rows = 50_000  # ...unless the store holds more rows than this: then the product is long enough to share
     def __init__(self, path:str|Path, # LanceDB database folder
                  dim:int|None=None, # embedding size (read from the table when opening)
                  table:str='notes', # table name
@@ -170,6 +171,7 @@ class NoteStore:
         self._mat, self._kind, self._n = np.zeros((1024, self.dim), np.float32), np.zeros(1024, np.int8), 0
         self._new, self._dirty = {}, {}  # ordered sets: never flushed / flushed but revised
         self._journal, self._watchers = None, 0   # rows whose vector changed, kept while a `BatchSearch` is open
+        self._half, self._half_stale = None, []   # bfloat16 copy of the matrix (see `bf16`) and rows changed since it was synced
         if mode == 'open': self._load()
 
     def _load(self):
@@ -216,6 +218,7 @@ class NoteStore:
             self._ids.append(n.id); self._by_owner[n.owner].append(n.id)
             if dirty: self._new[n.id] = None
         if self._journal is not None: self._journal.extend(range(n0, n0 + m))
+        if self._half is not None: self._half_stale.extend(range(n0, n0 + m))
         self._n += m
 
     def add(self, notes:AtomicNote|list[AtomicNote]) -> int:
@@ -235,6 +238,7 @@ class NoteStore:
             self._notes[n.id] = n
             if n.id not in self._new: self._dirty[n.id] = None
             if self._journal is not None: self._journal.append(r)
+            if self._half is not None: self._half_stale.append(r)
         return len(notes)
 
     def get(self, id:str) -> AtomicNote:
@@ -253,6 +257,15 @@ class NoteStore:
     def vectors(self, ids) -> np.ndarray:
         "The normalised vectors of `ids`, (len(ids), dim)."
         return self._mat[[self._row[i] for i in ids]]
+    def bf16(self):
+        "The normalised matrix in bfloat16 (a torch tensor, one row per note), synced with every row changed since the last call."
+        import torch
+        if self._half is None or len(self._half) < self._n:
+            self._half, self._half_stale = torch.from_numpy(self._mat).bfloat16(), []   # (re)built whole when the matrix grows
+        elif self._half_stale:
+            r = np.unique(np.array(self._half_stale, dtype=np.int64)); self._half_stale = []
+            self._half[torch.from_numpy(r)] = torch.from_numpy(self._mat[r]).bfloat16()
+        return self._half[:self._n]
 
     # ---- exact search on the working set ---------------------------------------------------------------
     def search_many(self, mat:np.ndarray, # (q, dim) query vectors (normalised here)
@@ -275,7 +288,7 @@ class NoteStore:
         shared = pos(exclude) if exclude is not None and not per_query else None
         out, step = [], max(1, (16 << 20) // max(1, len(M)))
         for a in range(0, len(Q), step):
-            with serial_blas() if len(Q) <= self.serial_max else nullcontext(): S = Q[a:a + step] @ M.T
+            with serial_blas() if len(Q) <= self.serial_max and len(M) <= self.serial_rows else nullcontext(): S = Q[a:a + step] @ M.T
             if bad_kind is not None: S[:, bad_kind] = -np.inf
             if shared: S[:, shared] = -np.inf
             if per_query:
@@ -367,7 +380,7 @@ class NoteStore:
         if version != self.table.version:
             self.table.checkout(version); self.table.restore()
         self._notes, self._row, self._ids, self._by_owner, self._n = {}, {}, [], defaultdict(list), 0
-        self._new, self._dirty = {}, {}
+        self._new, self._dirty, self._half = {}, {}, None
         self._load()
 
     def optimize(self) -> None:
@@ -389,7 +402,8 @@ class NoteStore:
 class BatchSearch:
     "Exact top-k for a batch of notes written in order: one matrix product up front, corrected for every change since."
     eps = 1e-4     # float32 products are within ~1e-6 of the float64 cosines; candidates within eps of the k-th are rescored
-    margin = 32    # extra neighbours kept per query, so rows changed since the start rarely force a full rescan
+    bound = 2 ** -6  # a bfloat16 product of unit vectors is within 2**-7 of the true cosine (see the prose); twice that, to be safe
+    margin = 256   # extra rows kept per query beyond k, so the prefilter's rounding and rows changed since rarely force a rescan
     def __init__(self, store:NoteStore, mat:np.ndarray, k:int):
         self.st, self.k, self.Q = store, k, unit_rows(mat)
         if self.Q.shape[1] != store.dim: raise ValueError(f"queries are {self.Q.shape[1]}-d, store is {store.dim}-d")
@@ -399,11 +413,12 @@ class BatchSearch:
         self._chg, self._seen, self.rescans = {}, len(store._journal), 0   # changed row -> slot in _C
         self._C, self._R = np.zeros((256, store.dim), np.float32), np.zeros(256, np.int64)   # changed rows' vectors and numbers
         self.K = min(k + self.margin, self.n0)
+        self._gone = np.zeros(self.n0, bool)   # rows of the prefilter's product that changed since (their scores there are stale)
         if self.K:
-            S = self.Q @ store._mat[:self.n0].T        # one product for the whole batch (every BLAS thread)
             import torch
-            v, i = torch.topk(torch.from_numpy(S), self.K, dim=1)   # partial sort, far faster than np.argpartition here
-            self.top_v, self.top_i = v.numpy(), i.numpy()
+            S = torch.from_numpy(self.Q).bfloat16() @ store.bf16().T   # one bfloat16 product for the whole batch: a prefilter
+            v, i = torch.topk(S, self.K, dim=1)   # partial sort, far faster than np.argpartition here
+            self.top_v, self.top_i = v.float().numpy(), i.numpy()
 
     def query(self, j:int) -> list[tuple[str,float]]:
         "Top-k for query `j` against the store as it is now (rows added or revised since the start included)."
@@ -413,22 +428,22 @@ class BatchSearch:
                 if len(self._chg) == len(self._C):
                     self._C, self._R = np.concatenate([self._C, np.zeros_like(self._C)]), np.concatenate([self._R, np.zeros_like(self._R)])
                 self._R[len(self._chg)] = r; self._chg[r] = len(self._chg)
+                if r < self.n0: self._gone[r] = True
             self._C[self._chg[r]] = st._mat[r]
         self._seen = len(st._journal)
         chg = self._R[:len(self._chg)]
         rows, f = [], []
-        if self.K:
-            keep = [x not in self._chg for x in self.top_i[j].tolist()]
-            rows.append(self.top_i[j][keep]); f.append(self.top_v[j][keep])
-        if len(chg):
-            with serial_blas(): f.append(self._C[:len(chg)] @ q)   # a small product: a second BLAS thread costs more than it saves
-            rows.append(chg)
+        with serial_blas():   # small products: a second BLAS thread costs more than it saves
+            if self.K:
+                kept = self.top_i[j][~self._gone[self.top_i[j]]]
+                rows.append(kept); f.append(st._mat[kept] @ q)   # the prefilter's rows, rescored in float32
+            if len(chg): rows.append(chg); f.append(self._C[:len(chg)] @ q)
         if not rows or not sum(map(len, rows)): return []
         rows, f = np.concatenate(rows), np.concatenate(f)
         kk = min(k, len(f))
         kth = -np.partition(-f, kk - 1)[kk - 1]
-        if self.K < self.n0 and (len(f) < k or self.top_v[j][-1] >= kth - self.eps):
-            # the kept list may miss a row near the k-th: score every row as it is now (rare)
+        if self.K < self.n0 and (len(f) < k or self.top_v[j][-1] + self.bound >= kth - self.eps):
+            # a row the prefilter dropped may be within eps of the k-th: score every row as it is now (rare)
             self.rescans += 1
             rows = np.arange(st._n); f = st._mat[:st._n] @ q
             kk = min(k, len(f)); kth = -np.partition(-f, kk - 1)[kk - 1]
