@@ -5,6 +5,7 @@
 # %% ../nbs/06_agents.ipynb #d692d14c
 from __future__ import annotations
 import re, math, json
+from pathlib import Path
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 import numpy as np
@@ -12,14 +13,15 @@ from .core import *
 from .store import AtomicNote
 
 # %% auto #0
-__all__ = ['RELATIONS', 'STOPWORDS', 'FEATURES', 'DEFAULT_WEIGHTS', 'Path_', 'Evidence', 'Revision', 'MemoryAgent', 'RecAgent',
-           'words', 'RuleMemoryAgent', 'RuleRecAgent', 'fit_weights']
+__all__ = ['RELATIONS', 'STOPWORDS', 'FEATURES', 'DEFAULT_WEIGHTS', 'LGBM_PARAMS', 'EvidencePath', 'Evidence', 'Revision',
+           'MemoryAgent', 'RecAgent', 'words', 'RuleMemoryAgent', 'RuleRecAgent', 'fit_weights', 'fit_ranker',
+           'LearnedRecAgent']
 
 # %% ../nbs/06_agents.ipynb #881cb3ca
 RELATIONS = ('shared topic', 'complementary preference', 'intent progression', 'preference transition', 'cross-domain transfer', 'same item')
 
 @dataclass
-class Path_:
+class EvidencePath:
     "An evidence path: notes from a seed outwards, the relation text of each hop, and its score."
     nodes:list[str]
     relations:list[str]
@@ -30,7 +32,7 @@ class Path_:
 class Evidence:
     "Collaborative evidence synthesised from a retrieved subgraph."
     facets:list[tuple[str,float]] = field(default_factory=list)  # weighted preference facets
-    paths:list[Path_] = field(default_factory=list)              # evidence paths, best first
+    paths:list[EvidencePath] = field(default_factory=list)              # evidence paths, best first
     scores:dict = field(default_factory=dict)                     # note id -> relevance in the subgraph
     summary:str = ''                                              # free-text synthesis (LLM agents)
 
@@ -159,7 +161,7 @@ class RuleMemoryAgent(MemoryAgent):
 
     def synthesise(self, query, seeds, subgraph, hops):
         "Best-first expansion scores, facets and evidence paths over `subgraph` (id -> note)."
-        best = {i: (s, Path_([i], [], s)) for i, s in seeds if i in subgraph}
+        best = {i: (s, EvidencePath([i], [], s)) for i, s in seeds if i in subgraph}
         frontier = list(best)
         for _ in range(hops):
             nxt = []
@@ -169,7 +171,7 @@ class RuleMemoryAgent(MemoryAgent):
                     if j not in subgraph: continue
                     w = self.decay * (1.0 if r else 0.8)
                     if j not in best or best[j][0] < s * w:
-                        best[j] = (s * w, Path_(p.nodes + [j], p.relations + [r], s * w)); nxt.append(j)
+                        best[j] = (s * w, EvidencePath(p.nodes + [j], p.relations + [r], s * w)); nxt.append(j)
             frontier = nxt
         facets = Counter()
         for i, (s, _) in best.items():
@@ -180,8 +182,8 @@ class RuleMemoryAgent(MemoryAgent):
                         scores={i: s for i, (s, _) in best.items()})
 
 # %% ../nbs/06_agents.ipynb #ce648be6
-FEATURES = ('query', 'profile', 'facets', 'paths', 'collab', 'cooccur', 'popularity')
-DEFAULT_WEIGHTS = dict(query=1.0, profile=1.0, facets=0.5, paths=0.5, collab=0.5, cooccur=0.5, popularity=0.5)
+FEATURES = ('query', 'profile', 'facets', 'paths', 'collab', 'cooccur', 'popularity', 'transition', 'request', 'itemcf')
+DEFAULT_WEIGHTS = dict(query=1.0, profile=1.0, facets=0.5, paths=0.5, collab=0.5, cooccur=0.5, popularity=0.5, transition=0.5, request=1.0, itemcf=0.5)
 
 class RuleRecAgent(RecAgent):
     "Scores candidates by a weighted sum of memory signals (weights fitted on validation)."
@@ -219,3 +221,59 @@ def fit_weights(feats:np.ndarray, # (cases, candidates, features) from the valid
                 v = _ndcg5(f @ w2, target_idx, key)
                 if v > best + 1e-9: best, w = v, w2
     return {n: float(w[j] / sd[j]) for j, n in enumerate(FEATURES)}, best
+
+# %% ../nbs/06_agents.ipynb #55e7c1d1
+LGBM_PARAMS = dict(objective='lambdarank', metric='ndcg', eval_at=[5], learning_rate=0.05, num_leaves=15, min_data_in_leaf=50,
+                   feature_fraction=0.9, bagging_fraction=0.8, bagging_freq=1, lambda_l2=1.0, verbose=-1, num_threads=2,
+                   deterministic=True, force_row_wise=True)
+
+def _rank_data(feats:np.ndarray, target_idx:np.ndarray):
+    "Rows, labels and query-group sizes for LightGBM from (cases, candidates, features) and each case's target index."
+    n, c, d = feats.shape
+    y = np.zeros(n * c); y[np.arange(n) * c + np.asarray(target_idx)] = 1
+    return feats.reshape(-1, d), y, np.full(n, c)
+
+def fit_ranker(feats:np.ndarray, # (cases, candidates, features) from the validation split
+               target_idx:np.ndarray, # index of each case's target among its candidates
+               features:tuple=FEATURES, # the signals' names, in column order
+               max_rounds:int=500, # boosting rounds at most (early stopping picks fewer)
+               holdout:float=0.2, # share of cases held out to pick the number of rounds
+               seed:int=0, params:dict|None=None)->tuple:
+    "LightGBM lambdarank on validation cases; returns (booster refitted on every case, info about the fit)."
+    import lightgbm as lgb
+    p = {**LGBM_PARAMS, **(params or {}), 'seed': seed}
+    n = len(feats)
+    perm = np.random.default_rng(seed).permutation(n); ho = np.sort(perm[:max(1, int(n * holdout))]); tr = np.sort(perm[len(ho):])
+    Xt, yt, gt = _rank_data(feats[tr], target_idx[tr]); Xh, yh, gh = _rank_data(feats[ho], target_idx[ho])
+    dt = lgb.Dataset(Xt, yt, group=gt, feature_name=list(features), free_raw_data=False)
+    dh = lgb.Dataset(Xh, yh, group=gh, reference=dt, free_raw_data=False)
+    probe = lgb.train(p, dt, max_rounds, valid_sets=[dh], callbacks=[lgb.early_stopping(50, verbose=False)])
+    rounds = max(1, probe.best_iteration or max_rounds)
+    X, y, g = _rank_data(feats, target_idx)
+    booster = lgb.train(p, lgb.Dataset(X, y, group=g, feature_name=list(features)), rounds)
+    gain = booster.feature_importance('gain')
+    info = dict(model='lightgbm lambdarank', cases=int(n), candidates=int(feats.shape[1]), rounds=int(rounds),
+                holdout_cases=int(len(ho)), holdout_ndcg5=float(probe.best_score['valid_0']['ndcg@5']), features=list(features),
+                importance_gain={f: float(v) for f, v in zip(features, gain / max(gain.sum(), 1e-12))},
+                params={k: v for k, v in p.items() if k != 'verbose'})
+    return booster, info
+
+class LearnedRecAgent(RecAgent):
+    "Scores candidates with a LightGBM ranker fitted on validation cases (see `fit_ranker`)."
+    name = 'lgbm'
+    def __init__(self, booster): self.booster = booster
+    def score(self, feats:np.ndarray)->np.ndarray:
+        "feats: (n_candidates, n_features) -> scores."
+        return self.booster.predict(np.asarray(feats, np.float64), num_threads=1)
+    def rank(self, case, evidence, features):
+        s = self.score(features['matrix'])
+        order = np.argsort(-s, kind='stable')
+        return dict(ranking=[case['candidates'][i] for i in order], scores=[float(s[i]) for i in order])
+    def save(self, path)->Path:
+        "Write the model in LightGBM's text format."
+        self.booster.save_model(str(path)); return Path(path)
+    @classmethod
+    def load(cls, path)->LearnedRecAgent:
+        "The agent of a model saved by `save`."
+        import lightgbm as lgb
+        return cls(lgb.Booster(model_file=str(path)))

@@ -137,7 +137,7 @@ def _synth_schema(max_len:int, L:dict=LIMITS)->dict:
 def _rank_schema(n:int)->dict: return _obj(ranking=_arr(_str(4), 2 * n, 1))
 
 @dataclass
-class LLMPath(Path_):
+class LLMPath(EvidencePath):
     "An evidence path chosen by the LLM, with its reason."
     why:str = ''
     def to_dict(self)->dict: return dict(super().to_dict(), why=self.why)

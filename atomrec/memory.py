@@ -134,6 +134,7 @@ class AtomRec:
         self._coarse = defaultdict(list)             # coarse-memory ablation: user -> items, oldest first
         self._items_saved = False
         self._fields_json = {}                       # note id -> JSON of its fields after its last revision
+        self._trans = None                           # item -> next items, from every user's notes (see `transitions`); None: stale
 
     # ---- items ---------------------------------------------------------------------------------------
     def set_items(self, items:pd.DataFrame):
@@ -280,7 +281,7 @@ class AtomRec:
         "Link the note to its neighbours, store it, and evolve the neighbours it links to or is close to."
         user, item = r[1], r[2]
         note.links = self._links(note, nbrs)
-        self.store.add(note); self._seq[user] += 1
+        self.store.add(note); self._seq[user] += 1; self._trans = None
         self._item_user_notes[item].append(note.id); self._user_items[user].add(item)
         self.stats['user_notes'] += 1; self.stats['links'] += len(note.links)
         if self.cfg.evolve:
@@ -372,8 +373,8 @@ class AtomRec:
                 frontier = nxt
         return seeds, sub
 
-    def features(self, user:str, candidates:list[str], qvec:np.ndarray, ev:Evidence, sub:dict)->np.ndarray:
-        "The rule ranker's signals for each candidate: (n, len(FEATURES))."
+    def features(self, user:str, candidates:list[str], qvec:np.ndarray, ev:Evidence, sub:dict, rvec:np.ndarray|None=None)->np.ndarray:
+        "The rank agent's signals for each candidate, in `FEATURES` order: (n, len(FEATURES)); `rvec` is the request alone, if any."
         own = self.store.notes_of(user, kind='user')
         own_ids = {n.id for n in own}
         cvec = self.store.vectors([self.item_note_id(c) for c in candidates])
@@ -384,7 +385,10 @@ class AtomRec:
         else: prof = np.zeros(len(candidates))
         fw = dict(ev.facets); tot = sum(fw.values()) or 1.0
         mine = self._user_items.get(user, set())
-        fac, path, col, co, pop = [], [], [], [], []
+        fac, path, col, co, pop, tr = [], [], [], [], [], []
+        T, recent = self.transitions(), [n.item_id for n in own[-self.cfg.recent:]][::-1]   # most recent first
+        IU, cf = self._item_owners, []
+        mine_sets = [(IU[i], math.sqrt(len(IU[i]))) for i in mine if IU.get(i)]
         for c in candidates:
             cn = self.store.get(self.item_note_id(c))
             fac.append(sum(fw.get(w, 0) for w in set(cn.keywords + cn.tags)) / tot)
@@ -394,42 +398,47 @@ class AtomRec:
             others = {n.owner for n in theirs}
             pop.append(math.log1p(len(others)))
             co.append(sum(len(self._user_items[v] & mine) / math.sqrt(len(self._user_items[v])) for v in others) / math.sqrt(len(mine) + 1))
-        return np.stack([q, prof, np.array(fac), np.array(path), np.array(col), np.array(co), np.array(pop)], 1)
+            tr.append(math.log1p(sum(T[i].get(c, 0.0) * 0.8 ** k for k, i in enumerate(recent) if i in T)))
+            uc = IU.get(c, ())   # item-to-item cosine over who has notes on both, summed over the user's items
+            cf.append(sum(len(ui & uc) / (si * math.sqrt(len(uc))) for ui, si in mine_sets) if uc else 0.0)
+        req = cvec @ rvec if rvec is not None else np.zeros(len(candidates))
+        return np.stack([q, prof, np.array(fac), np.array(path), np.array(col), np.array(co), np.array(pop), np.array(tr), req, np.array(cf)], 1)
 
-    def _evidence(self, user:str, candidates:list[str], qvec:np.ndarray, query:str='')->tuple:
+    def _evidence(self, user:str, candidates:list[str], qvec:np.ndarray, query:str='', rvec:np.ndarray|None=None)->tuple:
         "Retrieve, synthesise and compute the ranker's signals: (evidence, subgraph, features)."
         if self.items is not None: self.add_items([c for c in candidates if self.item_note_id(c) not in self.store])
         seeds, sub = self.retrieve(user, qvec)
         ev = self.mem.synthesise(query, seeds, sub, self.cfg.hops if (self.cfg.links and self.cfg.link_retrieval) else 0)
-        return ev, sub, self.features(user, candidates, qvec, ev, sub)
+        return ev, sub, self.features(user, candidates, qvec, ev, sub, rvec)
 
     def recommend(self, user:str, # the user
                   candidates:list[str], # item ids to rank
                   instruction:str|None=None, # the user's request, if any
-                  qvec:np.ndarray|None=None)->Recommendation:
+                  qvec:np.ndarray|None=None, # the retrieval query's vector (computed if None)
+                  rvec:np.ndarray|None=None, # the request's own vector (computed if None and there is a request)
+                 )->Recommendation:
         "Rank `candidates` for `user` from memory; returns ranking, scores and the evidence paths per candidate."
         candidates = [str(c) for c in candidates]
         query = self.query_text(user, instruction)
-        if qvec is None: qvec = self.enc.encode_one(query)
-        ev, sub, feats = self._evidence(user, candidates, qvec, query)
+        if qvec is None: qvec = self.enc.encode_queries([query])[0]
+        if rvec is None and instruction: rvec = self.enc.encode_queries([instruction])[0]
+        ev, sub, feats = self._evidence(user, candidates, qvec, query, rvec)
         ctx = dict(matrix=feats, user_notes=self.store.notes_of(user, kind='user')[-self.cfg.recent * 2:], subgraph=sub,
                    candidate_notes={c: self.store.get(self.item_note_id(c)) for c in candidates})
         out = self.rec.rank(dict(user=user, candidates=candidates, instruction=instruction), ev, ctx)
-        paths = {}
-        for c in candidates:
-            about = {self.item_note_id(c), *self._item_user_notes.get(c, [])}
-            paths[c] = [p.to_dict() for p in ev.paths if p.nodes[-1] in about][:3]
-        return Recommendation(user, out['ranking'], out['scores'], paths, ev.facets[:10])
+        return Recommendation(user, out['ranking'], out['scores'], self.explain(user, candidates, ev), ev.facets[:10])
 
     def recommend_many(self, cases:pd.DataFrame, return_features:bool=False)->list:
         "Recommend for a batch of cases (user_id, candidates, instruction), encoding the queries in one batch."
         instr = cases['instruction'] if 'instruction' in cases else [None] * len(cases)
         texts = [self.query_text(str(u), i) for u, i in zip(cases.user_id, instr)]
-        Q = self.enc.encode(texts)
+        Q = self.enc.encode_queries(texts)   # each alone: the same bits `recommend` computes
+        reqs = [i if isinstance(i, str) and i else None for i in instr]
+        RQ = dict(zip(todo := sorted({r for r in reqs if r}), self.enc.encode_queries(todo))) if any(reqs) else {}
         out = []
-        for q, t, u, c, i in zip(Q, texts, cases.user_id, cases.candidates, instr):
-            if return_features: out.append(self._evidence(str(u), [str(x) for x in c], q, t)[2])
-            else: out.append(self.recommend(str(u), list(c), i, qvec=q))
+        for q, t, u, c, i, r in zip(Q, texts, cases.user_id, cases.candidates, instr, reqs):
+            if return_features: out.append(self._evidence(str(u), [str(x) for x in c], q, t, RQ.get(r))[2])
+            else: out.append(self.recommend(str(u), list(c), i, qvec=q, rvec=RQ.get(r)))
         return out
 
     def notes(self)->pd.DataFrame: return self.store.to_pandas()
@@ -492,6 +501,65 @@ def open(cls:AtomRec, path, # a memory folder written by `AtomRec`
             self._item_user_notes[n.item_id].append(n.id); self._user_items[n.owner].add(n.item_id); self._seq[n.owner] += 1
     return self
 
+# %% ../nbs/07_memory.ipynb #5f499744
+@patch
+def sequences(self:AtomRec)->dict:
+    "User -> ids of their user notes in time order (computed on first use, dropped whenever a note is written)."
+    if self._trans is None: self.transitions()
+    return self._seqs
+
+@patch
+def transitions(self:AtomRec, window:int=3, # later notes of the same user that count as 'next'
+               )->dict:
+    "Item -> {item that followed it: weight}, over every user's notes in time order (each later note within `window` steps, 1/steps); also item -> owners."
+    if self._trans is None:
+        T, self._seqs, self._window, self._item_owners = defaultdict(Counter), {}, window, defaultdict(set)
+        for u in self._user_items:
+            notes = self.store.notes_of(u, kind='user')
+            self._seqs[u] = [n.id for n in notes]
+            items = [n.item_id for n in notes]
+            for i in items: self._item_owners[i].add(u)
+            for p, a in enumerate(items):
+                for s, b in enumerate(items[p + 1:p + 1 + window], 1): T[a][b] += 1 / s
+        self._trans = T
+    return self._trans
+
+# %% ../nbs/07_memory.ipynb #2ae1f1c3
+@patch
+def explain(self:AtomRec, user:str, # the user
+            candidates:list[str], # item ids ranked
+            ev:Evidence, # the synthesis of this user's retrieval
+            per_candidate:int=4, # paths kept per candidate
+           )->dict:
+    "Candidate -> evidence paths (dicts with nodes, relations, score, kind): retrieval, linked, next, similar, in that order."
+    own = self.store.notes_of(user, kind='user'); own_ids = {n.id for n in own}
+    seqs, window, cset = self.sequences(), self._window, set(candidates)
+    nxt = {}   # candidate -> (weight, path): the strongest 'what another user did next' witness
+    for k, mine in enumerate(own[-self.cfg.recent:][::-1]):
+        for a in self._item_user_notes.get(mine.item_id, []):
+            if a in own_ids: continue
+            seq = seqs.get(self.store.get(a).owner, [])
+            p = seq.index(a)
+            for s, b in enumerate(seq[p + 1:p + 1 + window], 1):
+                it = self.store.get(b).item_id
+                if it in cset and 0.8 ** k / s > nxt.get(it, (0.0,))[0]:
+                    nxt[it] = (0.8 ** k / s, EvidencePath([mine.id, a, b], ['same item', f'then, {s} note{"s" if s > 1 else ""} later'], 0.8 ** k / s))
+    own_vecs = self.store.vectors([n.id for n in own]) if own else None
+    out = {}
+    for c in candidates:
+        cid = self.item_note_id(c); about = {cid, *self._item_user_notes.get(c, [])}
+        ps = [(p, 'retrieval') for p in ev.paths if p.nodes[-1] in about][:2]
+        for nid in self._item_user_notes.get(c, []):
+            if nid in own_ids: continue
+            hit = next(((j, rel) for j, rel in self.store.get(nid).links if j in own_ids), None)
+            if hit: ps.append((EvidencePath([hit[0], nid], [hit[1] or 'linked'], 1.0), 'linked')); break
+        if c in nxt: ps.append((nxt[c][1], 'next'))
+        if own_vecs is not None and cid in self.store:
+            sims = own_vecs @ self.store.vectors([cid])[0]; j = int(np.argmax(sims))
+            ps.append((EvidencePath([own[j].id, cid], [f'similar content (cosine {sims[j]:.2f})'], float(sims[j])), 'similar'))
+        out[c] = [dict(p.to_dict(), kind=kind) for p, kind in ps[:per_candidate]]
+    return out
+
 # %% ../nbs/07_memory.ipynb #ea3e7b3d
 from .runner import Method
 from .benchmark import Bench
@@ -525,13 +593,18 @@ class AtomRecMethod(Method):
                  config:dict|None=None, llm:dict|None=None, progress:bool=True, background_users:int=0,
                  community:str|None=None, # 'all' (every user's pre-target history; default with rule agents) or 'evaluated'
                  shared_build:bool=True, # with community='all': one build serves validation (tuning) and then test
-                 batch:int=256, **opts):
+                 batch:int=256, # notes written per batch (one neighbour-search product each)
+                 ranker:str='weights', # rank agent fitted on validation: 'weights' (weighted sum) or 'lgbm' (LightGBM lambdarank)
+                 **opts):
         community = community or ('all' if agent == 'rule' else 'evaluated')
         if community not in ('all', 'evaluated'): raise AtomRecError(f"community must be 'all' or 'evaluated', not {community!r}")
+        if ranker not in ('weights', 'lgbm'): raise AtomRecError(f"ranker must be 'weights' or 'lgbm', not {ranker!r}")
         super().__init__(seed=seed, agent=agent, ablation=ablation, tune_users=tune_users, **opts)
         self.background_users, self.community, self.shared_build, self.batch = background_users, community, bool(int(shared_build)), int(batch)
         if background_users: self.opts['background_users'] = background_users
         self.opts['community'] = community
+        self.ranker, self.ranker_info, self._learned = ranker, None, None
+        if ranker != 'weights': self.opts['ranker'] = ranker
         if community == 'all' and not self.shared_build: self.opts['shared_build'] = False
         self.cfg = ablation_config(ablation, AtomRecConfig.from_dict({**(config or {}), **opts, 'agent': agent, 'seed': seed}))
         self.weights, self.llm_opts, self.progress, self.ar = weights, llm or {}, progress, None
@@ -542,7 +615,7 @@ class AtomRecMethod(Method):
         return f"llm:{getattr(self, '_llm_model', None) or self.llm_opts.get('model') or 'default'}"
 
     def _agents(self, run_dir):
-        if self.cfg.agent == 'rule': return RuleMemoryAgent(), RuleRecAgent(self.weights)
+        if self.cfg.agent == 'rule': return RuleMemoryAgent(), self._rank_agent()
         from atomrec.llm_agents import make_llm_agents
         mem, rec, model = make_llm_agents(run_dir=run_dir, **self.llm_opts)
         self._llm_model = model
@@ -583,16 +656,37 @@ class AtomRecMethod(Method):
         k = min(self.background_users, len(others))
         return sorted(rng_for(self.seed, 'background').choice(others, size=k, replace=False).tolist()) if k else []
 
+    def _rank_agent(self)->RecAgent:
+        "The rule rank agent as fitted: the LightGBM model, or the weighted sum (default weights before tuning)."
+        return LearnedRecAgent(self._learned) if self._learned is not None else RuleRecAgent(self.weights)
+
     def _tune(self, bench, ar)->dict:
-        "Fit the rule ranker's weights on validation cases of `tune_users` users, ranked from memory `ar`."
+        "Fit the rank agent on validation cases of `tune_users` users, ranked from memory `ar` (weights or a LightGBM model)."
         vc = bench.cases('valid')
         vusers = sorted(vc.user_id)[:self.tune_users] if self.tune_users else sorted(vc.user_id)
         vc = vc[vc.user_id.isin(set(vusers))]
         F = np.stack(ar.recommend_many(vc, return_features=True))
         tidx = np.array([list(c).index(t) for c, t in zip(vc.candidates, vc.target)])
+        if self.ranker == 'lgbm':
+            self._learned, self.ranker_info = fit_ranker(F, tidx, seed=self.seed)
+            LearnedRecAgent(self._learned).save(self.run_dir/'ranker.txt')
+            write_json(dict(fitted_on='valid', users=len(vc), **self.ranker_info), self.run_dir/'ranker.json')
+            self.tuned = dict(users=len(vc), holdout_ndcg5=self.ranker_info['holdout_ndcg5'], rounds=self.ranker_info['rounds'])
+            return vusers
         self.weights, v = fit_weights(F, tidx, seed=self.seed)
         self.tuned = dict(users=len(vc), ndcg5_valid=v)
         return vusers
+
+    def _fitted(self)->bool:
+        "Load the rank agent a resumed run already fitted (ranker.txt or weights.json in the run folder); False if none."
+        if self.ranker == 'lgbm':
+            if not (self.run_dir/'ranker.txt').exists(): return False
+            import lightgbm as lgb
+            self._learned, self.ranker_info = lgb.Booster(model_file=str(self.run_dir/'ranker.txt')), read_json(self.run_dir/'ranker.json')
+            return True
+        if not (self.run_dir/'weights.json').exists(): return False
+        self.weights = read_json(self.run_dir/'weights.json')['weights']
+        return True
 
     def _stats(self, ar, split):
         self.memory_stats[split] = dict(notes=len(ar.store), user_notes=len(ar.store.ids('user')), links=ar.stats['links'],
@@ -604,17 +698,17 @@ class AtomRecMethod(Method):
         mem, rec = self._agents(self.run_dir)
         t0 = time.time()
         wfile = self.run_dir/'weights.json'
-        tune = self.cfg.agent == 'rule' and self.weights is None
-        if tune and wfile.exists(): self.weights, tune = read_json(wfile)['weights'], False
+        tune = self.cfg.agent == 'rule' and (self.weights is None or self.ranker == 'lgbm')
+        if tune and self._fitted(): tune = False
         if self.community == 'all' and self.shared_build and split == 'test':
             return self._fit_shared(bench, tune, wfile, mem, rec, t0)
         if tune:
             vusers = sorted(bench.cases('valid').user_id)[:self.tune_users] if self.tune_users else sorted(bench.cases('valid').user_id)
             var = self._build(bench, 'valid', vusers, self.run_dir/'memory-valid', RuleMemoryAgent(), RuleRecAgent())
             self._tune(bench, var); self._stats(var, 'valid')
-            write_json(dict(weights=self.weights, fitted_on='valid', **self.tuned), wfile)
+            if self.ranker == 'weights': write_json(dict(weights=self.weights, fitted_on='valid', **self.tuned), wfile)
             var.close()
-        if self.cfg.agent == 'rule': rec = RuleRecAgent(self.weights)
+        if self.cfg.agent == 'rule': rec = self._rank_agent()
         self.tune_seconds = time.time() - t0
         t1 = time.time()
         self.ar = self._build(bench, split, bench.cases(split).user_id, self.run_dir/f'memory-{split}', mem, rec)
@@ -635,8 +729,8 @@ class AtomRecMethod(Method):
         if tune:
             ar.rec = RuleRecAgent()
             self._tune(bench, ar); self._stats(ar, 'valid')
-            write_json(dict(weights=self.weights, fitted_on='valid', shared_build=True, **self.tuned), wfile)
-        if self.cfg.agent == 'rule': ar.rec = RuleRecAgent(self.weights)
+            if self.ranker == 'weights': write_json(dict(weights=self.weights, fitted_on='valid', shared_build=True, **self.tuned), wfile)
+        if self.cfg.agent == 'rule': ar.rec = self._rank_agent()
         self.tune_seconds = time.time() - t0
         t1 = time.time()
         ar.observe_many(targets, resume=True)
@@ -655,7 +749,9 @@ class AtomRecMethod(Method):
         return out
 
     def info(self):
-        return dict(super().info(), config=self.cfg.to_dict(), weights=self.weights, tuned=self.tuned)
+        return dict(super().info(), config=self.cfg.to_dict(), weights=self.weights if self.ranker == 'weights' else None, tuned=self.tuned,
+                    **({'ranker_model': {k: self.ranker_info[k] for k in ('model', 'rounds', 'cases', 'importance_gain') if k in self.ranker_info}}
+                       if self.ranker_info else {}))
 
     def run_stats(self):
         ar = self.ar

@@ -4,11 +4,13 @@
 
 # %% ../nbs/03_metrics.ipynb #3b126211
 from __future__ import annotations
+import json
 import numpy as np, pandas as pd, duckdb
 from .core import *
 
 # %% auto #0
-__all__ = ['KS', 'RANK_SQL', 'order_by_scores', 'ordered', 'per_user_metrics', 'summarize', 'evaluate', 'paired_bootstrap']
+__all__ = ['KS', 'RANK_SQL', 'order_by_scores', 'ordered', 'per_user_metrics', 'summarize', 'evaluate', 'paired_bootstrap',
+           'evidence_share']
 
 # %% ../nbs/03_metrics.ipynb #3ac0d314
 KS = (1, 3, 5, 10)
@@ -93,3 +95,18 @@ def paired_bootstrap(a:pd.DataFrame, # per-user metrics of method A
     boots = d[rng.integers(0, len(d), size=(n, len(d)))].mean(1)
     p = min(1.0, 2 * min((boots <= 0).mean(), (boots >= 0).mean()))
     return dict(metric=metric, diff=float(d.mean()), low=float(np.quantile(boots, .025)), high=float(np.quantile(boots, .975)), p=float(p), users=len(d))
+
+# %% ../nbs/03_metrics.ipynb #11bcdad8
+def evidence_share(preds:pd.DataFrame, # predictions: user_id, ranking, evidence (JSON text per case)
+                  )->dict|None:
+    "Share of cases whose top-ranked candidate has an evidence path, and a path over links or traces; None if no case carries paths."
+    if 'evidence' not in preds: return None
+    ev = [json.loads(e) if isinstance(e, str) else None for e in preds.evidence]
+    if not any(isinstance(e, dict) and isinstance(e.get('paths'), dict) for e in ev): return None
+    top_any = top_linked = 0
+    for e, r in zip(ev, preds.ranking):
+        ps = ((e or {}).get('paths') or {}).get(str(r[0])) if r is not None and len(r) else None
+        if ps:
+            top_any += 1; top_linked += any(p.get('kind', 'retrieval') != 'similar' for p in ps)
+    n = max(len(preds), 1)
+    return dict(cases=len(preds), top_with_path=top_any / n, top_with_linked_path=top_linked / n)

@@ -10,7 +10,7 @@ import numpy as np, pandas as pd
 from tqdm.auto import tqdm
 from .core import *
 from .benchmark import Bench, audit_caption
-from .metrics import evaluate, KS, ordered
+from .metrics import evaluate, KS, ordered, evidence_share
 
 # %% auto #0
 __all__ = ['METHODS', 'Method', 'RandomMethod', 'PopMethod', 'get_method', 'llm_outcomes', 'run', 'load_runs', 'markdown_table',
@@ -141,12 +141,14 @@ def _run(method, bench, out:Path, split, chunk, progress, **opts)->dict:
         preds.to_parquet(out/'predictions.parquet', index=False)
         summary, pu = evaluate(preds, cases, seed=m.seed)
         pu.to_parquet(out/'per_user.parquet', index=False)
+        share = evidence_share(preds)
         man = bench.manifest
         info = dict(method=m.name, backend=m.backend, data=bench.name, bench=str(bench.path), split=split,
                     instructions=man['instructions'], instructions_generated=man.get('instructions_generated', True),
                     users=len(cases), seed=m.seed, bench_seed=man['seed'], options=m.info(),
                     fit_seconds=round(t_fit, 3), rank_seconds=round(t_rank, 3), resumed_users=len(done),
-                    machine=dict(cpus=__import__('os').cpu_count(), python=platform.python_version()), metrics=summary)
+                    machine=dict(cpus=__import__('os').cpu_count(), python=platform.python_version()), metrics=summary,
+                    **({'evidence': share} if share else {}))
         extra = getattr(m, 'run_stats', None)
         if callable(extra): info['stats'] = extra()
         if isinstance(info.get('stats', {}).get('llm'), dict): info.update(llm_outcomes(info['stats']['llm']))
@@ -171,6 +173,7 @@ def load_runs(runs)->pd.DataFrame:
                          llm_decided=f"{lr['positions_decided'] / pos:.1%}" if lr and pos else None,
                          llm_completed=f"{lr['completed']}" if lr else None,
                          fallbacks=sum(j.get('fallbacks', {}).values()) if lr else None,
+                         top_evidence=f"{j['evidence']['top_with_path']:.1%} / {j['evidence']['top_with_linked_path']:.1%}" if j.get('evidence') else None,
                          bench=j.get('bench'), audit=audit_caption(read_json(bm)) if bm.exists() else f"requests: {j['instructions']} (benchmark not found: no audit)"))
     return pd.DataFrame(rows)
 
@@ -185,6 +188,7 @@ def report(runs, # run folders
     df = load_runs(runs)
     cols = ['method', 'backend', 'data', 'split', 'instructions', 'users', 'seed'] + [f'{m}@{k}' for k in ks for m in ('hit', 'ndcg')] + ['invalid', 'seconds']
     if df.llm_decided.notna().any(): cols += ['llm_decided', 'llm_completed', 'fallbacks']
+    if df.top_evidence.notna().any(): cols += ['top_evidence']   # top candidate with a path / with a path over links or traces
     t = df[cols].rename(columns={f'{m}@{k}': f"{m[0].upper()}@{k}" for k in ks for m in ('hit', 'ndcg')})
     for c in t.columns:
         if c[:2] in ('H@', 'N@'): t[c] = t[c].map(lambda x: f"{x:.4f}")

@@ -23,13 +23,13 @@ def peak_mb() -> float: return resource.getrusage(resource.RUSAGE_SELF).ru_maxrs
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('bench', nargs='?', default=str(ROOT/'runs'/'bench'/'ml-100k'))
-    ap.add_argument('--community', choices=['all', 'evaluated'], default='all')
+    ap.add_argument('bench', nargs='?', default=str(ROOT/'runs'/'bench'/'ml-100k'), help='prepared benchmark folder (default: ml-100k, prepared on first use)')
+    ap.add_argument('--community', choices=['all', 'evaluated'], default='all', help="whose histories are written: every user's (all) or the evaluated users' only")
     ap.add_argument('--users', type=int, default=1000, help="evaluated users written with --community evaluated")
     ap.add_argument('--slice', type=int, default=10_000, help='notes per timed slice (one point of the throughput curve)')
     ap.add_argument('--queries', type=int, default=200, help='cases timed one at a time through recommend')
     ap.add_argument('--rank', type=int, default=1000, help='cases timed through recommend_many (what a run does)')
-    ap.add_argument('--batch', type=int, default=256)
+    ap.add_argument('--batch', type=int, default=256, help='notes written per batch (one neighbour-search product each)')
     ap.add_argument('--max-notes', type=int, default=0, help='stop after this many user notes (0: all)')
     a = ap.parse_args()
     if not (Path(a.bench)/'manifest.json').exists(): prepare('ml-100k', a.bench, users=1000, seed=0)
@@ -69,14 +69,14 @@ def main():
         lat, qref = [], []
         for r in qc.itertuples():
             t = time.perf_counter(); ar.recommend(r.user_id, r.candidates, r.instruction); lat.append(time.perf_counter() - t)
-        qenc = Encoder(); qenc.encode_one('warm up')
-        for r in qc.itertuples():   # the encoder alone on the same query texts (a fresh encoder: nothing cached)
+        qenc = Encoder(); qenc.encode_queries(['warm up'])
+        for r in qc.itertuples():   # the encoder alone on the same query texts, as recommend encodes them (a fresh encoder: nothing cached)
             q = ar.query_text(r.user_id, r.instruction)
-            t = time.perf_counter(); qenc.encode_one(q); qref.append(time.perf_counter() - t)
+            t = time.perf_counter(); qenc.encode_queries([q]); qref.append(time.perf_counter() - t)
         lat, qref = np.array(lat) * 1000, np.array(qref) * 1000
         rc = cases.head(a.rank)
         t = time.perf_counter(); recs = ar.recommend_many(rc); t_rank = time.perf_counter() - t
-        t = time.perf_counter(); Encoder().encode([ar.query_text(u, i) for u, i in zip(rc.user_id, rc.instruction)]); t_rank_ref = time.perf_counter() - t
+        t = time.perf_counter(); Encoder().encode_queries([ar.query_text(u, i) for u, i in zip(rc.user_id, rc.instruction)]); t_rank_ref = time.perf_counter() - t
         stats = dict(ar.stats); n_notes, n_user = len(ar.store), len(ar.store.ids('user'))
         enc_repr = repr(ar.enc)
         ar.close()
