@@ -14,8 +14,8 @@ from .store import AtomicNote
 
 # %% auto #0
 __all__ = ['RELATIONS', 'STOPWORDS', 'FEATURES', 'DEFAULT_WEIGHTS', 'LGBM_PARAMS', 'EvidencePath', 'Evidence', 'Revision',
-           'MemoryAgent', 'RecAgent', 'words', 'RuleMemoryAgent', 'RuleRecAgent', 'fit_weights', 'fit_ranker',
-           'LearnedRecAgent']
+           'MemoryAgent', 'RecAgent', 'words', 'RuleMemoryAgent', 'RuleRecAgent', 'fit_weights', 'relative_features',
+           'relative_names', 'fit_ranker', 'LearnedRecAgent']
 
 # %% ../nbs/06_agents.ipynb #881cb3ca
 RELATIONS = ('shared topic', 'complementary preference', 'intent progression', 'preference transition', 'cross-domain transfer', 'same item')
@@ -222,10 +222,24 @@ def fit_weights(feats:np.ndarray, # (cases, candidates, features) from the valid
                 if v > best + 1e-9: best, w = v, w2
     return {n: float(w[j] / sd[j]) for j, n in enumerate(FEATURES)}, best
 
-# %% ../nbs/06_agents.ipynb #55e7c1d1
+# %% ../nbs/06_agents.ipynb #f4146ae6
 LGBM_PARAMS = dict(objective='lambdarank', metric='ndcg', eval_at=[5], learning_rate=0.05, num_leaves=15, min_data_in_leaf=50,
                    feature_fraction=0.9, bagging_fraction=0.8, bagging_freq=1, lambda_l2=1.0, verbose=-1, num_threads=2,
                    deterministic=True, force_row_wise=True)
+
+def relative_features(feats:np.ndarray, # (candidates, features), or (cases, candidates, features)
+                     )->np.ndarray:
+    "Each signal as it is, minus the case's best, and as a rank share within the case (0 lowest, 1 highest): 3x the columns."
+    F = np.asarray(feats, np.float64)
+    one = F.ndim == 2
+    if one: F = F[None]
+    r = F.argsort(1, kind='stable').argsort(1, kind='stable') / max(F.shape[1] - 1, 1)
+    out = np.concatenate([F, F - F.max(1, keepdims=True), r], 2)
+    return out[0] if one else out
+
+def relative_names(features:tuple)->list[str]:
+    "Column names of `relative_features`."
+    return list(features) + [f'{f}-best' for f in features] + [f'{f}-rank' for f in features]
 
 def _rank_data(feats:np.ndarray, target_idx:np.ndarray):
     "Rows, labels and query-group sizes for LightGBM from (cases, candidates, features) and each case's target index."
@@ -238,10 +252,12 @@ def fit_ranker(feats:np.ndarray, # (cases, candidates, features) from the valida
                features:tuple=FEATURES, # the signals' names, in column order
                max_rounds:int=500, # boosting rounds at most (early stopping picks fewer)
                holdout:float=0.2, # share of cases held out to pick the number of rounds
+               relative:bool=True, # also each signal relative to the case's other candidates (`relative_features`)
                seed:int=0, params:dict|None=None)->tuple:
     "LightGBM lambdarank on validation cases; returns (booster refitted on every case, info about the fit)."
     import lightgbm as lgb
     p = {**LGBM_PARAMS, **(params or {}), 'seed': seed}
+    if relative: feats, features = relative_features(feats), relative_names(features)
     n = len(feats)
     perm = np.random.default_rng(seed).permutation(n); ho = np.sort(perm[:max(1, int(n * holdout))]); tr = np.sort(perm[len(ho):])
     Xt, yt, gt = _rank_data(feats[tr], target_idx[tr]); Xh, yh, gh = _rank_data(feats[ho], target_idx[ho])
@@ -263,8 +279,10 @@ class LearnedRecAgent(RecAgent):
     name = 'lgbm'
     def __init__(self, booster): self.booster = booster
     def score(self, feats:np.ndarray)->np.ndarray:
-        "feats: (n_candidates, n_features) -> scores."
-        return self.booster.predict(np.asarray(feats, np.float64), num_threads=1)
+        "feats: (n_candidates, n_features) -> scores (the relative columns are added if the model was fitted with them)."
+        F = np.asarray(feats, np.float64)
+        if self.booster.num_feature() == 3 * F.shape[1]: F = relative_features(F)
+        return self.booster.predict(F, num_threads=1)
     def rank(self, case, evidence, features):
         s = self.score(features['matrix'])
         order = np.argsort(-s, kind='stable')

@@ -501,7 +501,7 @@ def open(cls:AtomRec, path, # a memory folder written by `AtomRec`
             self._item_user_notes[n.item_id].append(n.id); self._user_items[n.owner].add(n.item_id); self._seq[n.owner] += 1
     return self
 
-# %% ../nbs/07_memory.ipynb #5f499744
+# %% ../nbs/07_memory.ipynb #f78b1516
 @patch
 def sequences(self:AtomRec)->dict:
     "User -> ids of their user notes in time order (computed on first use, dropped whenever a note is written)."
@@ -524,7 +524,7 @@ def transitions(self:AtomRec, window:int=3, # later notes of the same user that 
         self._trans = T
     return self._trans
 
-# %% ../nbs/07_memory.ipynb #2ae1f1c3
+# %% ../nbs/07_memory.ipynb #8cf77c82
 @patch
 def explain(self:AtomRec, user:str, # the user
             candidates:list[str], # item ids ranked
@@ -589,22 +589,23 @@ def memory_leaks(ar:AtomRec, bench:Bench, split:str)->int:
 class AtomRecMethod(Method):
     "AtomRec (atomic memory + agents) as a harness method."
     name = 'atomrec'
-    def __init__(self, agent:str='rule', ablation:str='full', seed:int=0, tune_users:int=200, weights:dict|None=None,
+    def __init__(self, agent:str='rule', ablation:str='full', seed:int=0, tune_users:int=1000, weights:dict|None=None,
                  config:dict|None=None, llm:dict|None=None, progress:bool=True, background_users:int=0,
                  community:str|None=None, # 'all' (every user's pre-target history; default with rule agents) or 'evaluated'
                  shared_build:bool=True, # with community='all': one build serves validation (tuning) and then test
                  batch:int=256, # notes written per batch (one neighbour-search product each)
-                 ranker:str='weights', # rank agent fitted on validation: 'weights' (weighted sum) or 'lgbm' (LightGBM lambdarank)
+                 ranker:str|None=None, # rank agent fitted on validation: 'lgbm' (LightGBM lambdarank; default) or 'weights' (weighted sum; default when `weights` are given)
                  **opts):
         community = community or ('all' if agent == 'rule' else 'evaluated')
         if community not in ('all', 'evaluated'): raise AtomRecError(f"community must be 'all' or 'evaluated', not {community!r}")
+        ranker = ranker or ('weights' if weights is not None else 'lgbm')
         if ranker not in ('weights', 'lgbm'): raise AtomRecError(f"ranker must be 'weights' or 'lgbm', not {ranker!r}")
         super().__init__(seed=seed, agent=agent, ablation=ablation, tune_users=tune_users, **opts)
         self.background_users, self.community, self.shared_build, self.batch = background_users, community, bool(int(shared_build)), int(batch)
         if background_users: self.opts['background_users'] = background_users
         self.opts['community'] = community
         self.ranker, self.ranker_info, self._learned = ranker, None, None
-        if ranker != 'weights': self.opts['ranker'] = ranker
+        self.opts['ranker'] = ranker
         if community == 'all' and not self.shared_build: self.opts['shared_build'] = False
         self.cfg = ablation_config(ablation, AtomRecConfig.from_dict({**(config or {}), **opts, 'agent': agent, 'seed': seed}))
         self.weights, self.llm_opts, self.progress, self.ar = weights, llm or {}, progress, None
@@ -667,6 +668,7 @@ class AtomRecMethod(Method):
         vc = vc[vc.user_id.isin(set(vusers))]
         F = np.stack(ar.recommend_many(vc, return_features=True))
         tidx = np.array([list(c).index(t) for c, t in zip(vc.candidates, vc.target)])
+        np.savez_compressed(self.run_dir/'ranker-fit.npz', features=F, target_index=tidx, users=np.array(vc.user_id.astype(str)), names=np.array(FEATURES))   # what it was fitted on
         if self.ranker == 'lgbm':
             self._learned, self.ranker_info = fit_ranker(F, tidx, seed=self.seed)
             LearnedRecAgent(self._learned).save(self.run_dir/'ranker.txt')

@@ -96,7 +96,7 @@ def paired_bootstrap(a:pd.DataFrame, # per-user metrics of method A
     p = min(1.0, 2 * min((boots <= 0).mean(), (boots >= 0).mean()))
     return dict(metric=metric, diff=float(d.mean()), low=float(np.quantile(boots, .025)), high=float(np.quantile(boots, .975)), p=float(p), users=len(d))
 
-# %% ../nbs/03_metrics.ipynb #11bcdad8
+# %% ../nbs/03_metrics.ipynb #9b314bd5
 def evidence_share(preds:pd.DataFrame, # predictions: user_id, ranking, evidence (JSON text per case)
                   )->dict|None:
     "Share of cases whose top-ranked candidate has an evidence path, and a path over links or traces; None if no case carries paths."

@@ -404,6 +404,7 @@ class BatchSearch:
     eps = 1e-4     # float32 products are within ~1e-6 of the float64 cosines; candidates within eps of the k-th are rescored
     bound = 2 ** -6  # a bfloat16 product of unit vectors is within 2**-7 of the true cosine (see the prose); twice that, to be safe
     margin = 256   # extra rows kept per query beyond k, so the prefilter's rounding and rows changed since rarely force a rescan
+    rows_step = 8192  # the product's row count is rounded up to a multiple of this: a few shapes, not one per batch (oneDNN caches each)
     def __init__(self, store:NoteStore, mat:np.ndarray, k:int):
         self.st, self.k, self.Q = store, k, unit_rows(mat)
         if self.Q.shape[1] != store.dim: raise ValueError(f"queries are {self.Q.shape[1]}-d, store is {store.dim}-d")
@@ -416,7 +417,9 @@ class BatchSearch:
         self._gone = np.zeros(self.n0, bool)   # rows of the prefilter's product that changed since (their scores there are stale)
         if self.K:
             import torch
-            S = torch.from_numpy(self.Q).bfloat16() @ store.bf16().T   # one bfloat16 product for the whole batch: a prefilter
+            H = store.bf16(); H = store._half[:min(-(-self.n0 // self.rows_step) * self.rows_step, len(store._half))]
+            S = torch.from_numpy(self.Q).bfloat16() @ H.T   # one bfloat16 product for the whole batch: a prefilter
+            if len(H) > self.n0: S[:, self.n0:] = -torch.inf   # rows past the store's end (the shape is rounded up, below)
             v, i = torch.topk(S, self.K, dim=1)   # partial sort, far faster than np.argpartition here
             self.top_v, self.top_i = v.float().numpy(), i.numpy()
 
