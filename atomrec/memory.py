@@ -17,8 +17,8 @@ from .encoder import Encoder
 from .agents import *
 
 # %% auto #0
-__all__ = ['MEMORY_FILES', 'NoteEmbedder', 'Recommendation', 'AtomRec', 'embedding_cache_dir', 'memory_frame', 'memory_leaks',
-           'AtomRecMethod']
+__all__ = ['MEMORY_FILES', 'NEXT_WINDOW', 'RECENCY', 'NoteEmbedder', 'Recommendation', 'AtomRec', 'embedding_cache_dir',
+           'memory_frame', 'memory_leaks', 'AtomRecMethod']
 
 # %% ../nbs/07_memory.ipynb #c0921c19
 class NoteEmbedder:
@@ -398,7 +398,7 @@ class AtomRec:
             others = {n.owner for n in theirs}
             pop.append(math.log1p(len(others)))
             co.append(sum(len(self._user_items[v] & mine) / math.sqrt(len(self._user_items[v])) for v in others) / math.sqrt(len(mine) + 1))
-            tr.append(math.log1p(sum(T[i].get(c, 0.0) * 0.8 ** k for k, i in enumerate(recent) if i in T)))
+            tr.append(math.log1p(sum(T[i].get(c, 0.0) * RECENCY ** k for k, i in enumerate(recent) if i in T)))
             uc = IU.get(c, ())   # item-to-item cosine over who has notes on both, summed over the user's items
             cf.append(sum(len(ui & uc) / (si * math.sqrt(len(uc))) for ui, si in mine_sets) if uc else 0.0)
         req = cvec @ rvec if rvec is not None else np.zeros(len(candidates))
@@ -502,6 +502,9 @@ def open(cls:AtomRec, path, # a memory folder written by `AtomRec`
     return self
 
 # %% ../nbs/07_memory.ipynb #f78b1516
+NEXT_WINDOW = 3   # a user's later notes that count as 'next' after a note (weight 1/steps)
+RECENCY = 0.8     # weight of the user's k-th most recent item in the sequential signals: RECENCY**k
+
 @patch
 def sequences(self:AtomRec)->dict:
     "User -> ids of their user notes in time order (computed on first use, dropped whenever a note is written)."
@@ -509,18 +512,17 @@ def sequences(self:AtomRec)->dict:
     return self._seqs
 
 @patch
-def transitions(self:AtomRec, window:int=3, # later notes of the same user that count as 'next'
-               )->dict:
-    "Item -> {item that followed it: weight}, over every user's notes in time order (each later note within `window` steps, 1/steps); also item -> owners."
+def transitions(self:AtomRec)->dict:
+    "Item -> {item that followed it: weight}, over every user's notes in time order (each later note within `NEXT_WINDOW` steps, 1/steps); also item -> owners."
     if self._trans is None:
-        T, self._seqs, self._window, self._item_owners = defaultdict(Counter), {}, window, defaultdict(set)
+        T, self._seqs, self._item_owners = defaultdict(Counter), {}, defaultdict(set)
         for u in self._user_items:
             notes = self.store.notes_of(u, kind='user')
             self._seqs[u] = [n.id for n in notes]
             items = [n.item_id for n in notes]
             for i in items: self._item_owners[i].add(u)
             for p, a in enumerate(items):
-                for s, b in enumerate(items[p + 1:p + 1 + window], 1): T[a][b] += 1 / s
+                for s, b in enumerate(items[p + 1:p + 1 + NEXT_WINDOW], 1): T[a][b] += 1 / s
         self._trans = T
     return self._trans
 
@@ -533,17 +535,17 @@ def explain(self:AtomRec, user:str, # the user
            )->dict:
     "Candidate -> evidence paths (dicts with nodes, relations, score, kind): retrieval, linked, next, similar, in that order."
     own = self.store.notes_of(user, kind='user'); own_ids = {n.id for n in own}
-    seqs, window, cset = self.sequences(), self._window, set(candidates)
+    seqs, cset = self.sequences(), set(candidates)
     nxt = {}   # candidate -> (weight, path): the strongest 'what another user did next' witness
     for k, mine in enumerate(own[-self.cfg.recent:][::-1]):
         for a in self._item_user_notes.get(mine.item_id, []):
             if a in own_ids: continue
             seq = seqs.get(self.store.get(a).owner, [])
             p = seq.index(a)
-            for s, b in enumerate(seq[p + 1:p + 1 + window], 1):
-                it = self.store.get(b).item_id
-                if it in cset and 0.8 ** k / s > nxt.get(it, (0.0,))[0]:
-                    nxt[it] = (0.8 ** k / s, EvidencePath([mine.id, a, b], ['same item', f'then, {s} note{"s" if s > 1 else ""} later'], 0.8 ** k / s))
+            for s, b in enumerate(seq[p + 1:p + 1 + NEXT_WINDOW], 1):
+                it, w = self.store.get(b).item_id, RECENCY ** k / s
+                if it in cset and w > nxt.get(it, (0.0,))[0]:
+                    nxt[it] = (w, EvidencePath([mine.id, a, b], ['same item', f'then, {s} note{"s" if s > 1 else ""} later'], w))
     own_vecs = self.store.vectors([n.id for n in own]) if own else None
     out = {}
     for c in candidates:
@@ -677,14 +679,15 @@ class AtomRecMethod(Method):
             return vusers
         self.weights, v = fit_weights(F, tidx, seed=self.seed)
         self.tuned = dict(users=len(vc), ndcg5_valid=v)
+        write_json(dict(weights=self.weights, fitted_on='valid', shared_build=self.community == 'all' and self.shared_build, **self.tuned),
+                   self.run_dir/'weights.json')
         return vusers
 
     def _fitted(self)->bool:
         "Load the rank agent a resumed run already fitted (ranker.txt or weights.json in the run folder); False if none."
         if self.ranker == 'lgbm':
             if not (self.run_dir/'ranker.txt').exists(): return False
-            import lightgbm as lgb
-            self._learned, self.ranker_info = lgb.Booster(model_file=str(self.run_dir/'ranker.txt')), read_json(self.run_dir/'ranker.json')
+            self._learned, self.ranker_info = LearnedRecAgent.load(self.run_dir/'ranker.txt').booster, read_json(self.run_dir/'ranker.json')
             return True
         if not (self.run_dir/'weights.json').exists(): return False
         self.weights = read_json(self.run_dir/'weights.json')['weights']
@@ -699,16 +702,14 @@ class AtomRecMethod(Method):
         self.enc, self._bench = Encoder(self.cfg.encoder, cache_path=embedding_cache_dir()), bench
         mem, rec = self._agents(self.run_dir)
         t0 = time.time()
-        wfile = self.run_dir/'weights.json'
         tune = self.cfg.agent == 'rule' and (self.weights is None or self.ranker == 'lgbm')
         if tune and self._fitted(): tune = False
         if self.community == 'all' and self.shared_build and split == 'test':
-            return self._fit_shared(bench, tune, wfile, mem, rec, t0)
+            return self._fit_shared(bench, tune, mem, rec, t0)
         if tune:
             vusers = sorted(bench.cases('valid').user_id)[:self.tune_users] if self.tune_users else sorted(bench.cases('valid').user_id)
             var = self._build(bench, 'valid', vusers, self.run_dir/'memory-valid', RuleMemoryAgent(), RuleRecAgent())
             self._tune(bench, var); self._stats(var, 'valid')
-            if self.ranker == 'weights': write_json(dict(weights=self.weights, fitted_on='valid', **self.tuned), wfile)
             var.close()
         if self.cfg.agent == 'rule': rec = self._rank_agent()
         self.tune_seconds = time.time() - t0
@@ -718,7 +719,7 @@ class AtomRecMethod(Method):
         self.build_seconds = time.time() - t1
         return self
 
-    def _fit_shared(self, bench, tune, wfile, mem, rec, t0):
+    def _fit_shared(self, bench, tune, mem, rec, t0):
         """One memory for validation and test: first every user's history before the validation target (tune on it),
         then each user's validation target is added, which makes it the test memory."""
         full = memory_frame(bench, 'test', None, self.cfg.max_history, keep_pos=True)
@@ -731,7 +732,6 @@ class AtomRecMethod(Method):
         if tune:
             ar.rec = RuleRecAgent()
             self._tune(bench, ar); self._stats(ar, 'valid')
-            if self.ranker == 'weights': write_json(dict(weights=self.weights, fitted_on='valid', shared_build=True, **self.tuned), wfile)
         if self.cfg.agent == 'rule': ar.rec = self._rank_agent()
         self.tune_seconds = time.time() - t0
         t1 = time.time()
