@@ -14,8 +14,8 @@ from .store import AtomicNote
 
 # %% auto #0
 __all__ = ['RELATIONS', 'STOPWORDS', 'FEATURES', 'DEFAULT_WEIGHTS', 'LGBM_PARAMS', 'EvidencePath', 'Evidence', 'Revision',
-           'MemoryAgent', 'RecAgent', 'words', 'RuleMemoryAgent', 'RuleRecAgent', 'fit_weights', 'relative_features',
-           'relative_names', 'fit_ranker', 'LearnedRecAgent']
+           'MemoryAgent', 'RecAgent', 'words', 'RuleMemoryAgent', 'ScoringRecAgent', 'RuleRecAgent', 'fit_weights',
+           'relative_features', 'relative_names', 'fit_ranker', 'LearnedRecAgent']
 
 # %% ../nbs/06_agents.ipynb #881cb3ca
 RELATIONS = ('shared topic', 'complementary preference', 'intent progression', 'preference transition', 'cross-domain transfer', 'same item')
@@ -185,17 +185,20 @@ class RuleMemoryAgent(MemoryAgent):
 FEATURES = ('query', 'profile', 'facets', 'paths', 'collab', 'cooccur', 'popularity', 'transition', 'request', 'itemcf')
 DEFAULT_WEIGHTS = dict(query=1.0, profile=1.0, facets=0.5, paths=0.5, collab=0.5, cooccur=0.5, popularity=0.5, transition=0.5, request=1.0, itemcf=0.5)
 
-class RuleRecAgent(RecAgent):
+class ScoringRecAgent(RecAgent):
+    "A rank agent that ranks candidates by `score(features matrix)`, best first (ties in candidate order)."
+    def rank(self, case, evidence, features):
+        s = self.score(features['matrix'])
+        order = np.argsort(-s, kind='stable')
+        return dict(ranking=[case['candidates'][i] for i in order], scores=[float(s[i]) for i in order])
+
+class RuleRecAgent(ScoringRecAgent):
     "Scores candidates by a weighted sum of memory signals (weights fitted on validation)."
     name = 'rule'
     def __init__(self, weights:dict|None=None): self.weights = dict(weights or DEFAULT_WEIGHTS)
     def score(self, feats:np.ndarray)->np.ndarray:
         "feats: (n_candidates, len(FEATURES)) -> scores."
         return feats @ np.array([self.weights.get(f, 0.0) for f in FEATURES])
-    def rank(self, case, evidence, features):
-        s = self.score(features['matrix'])
-        order = np.argsort(-s, kind='stable')
-        return dict(ranking=[case['candidates'][i] for i in order], scores=[float(s[i]) for i in order])
 
 def _ndcg5(scores:np.ndarray, target_idx:np.ndarray, rng_key:np.ndarray)->float:
     "Mean NDCG@5 for score rows, ties broken by a fixed random key."
@@ -274,7 +277,7 @@ def fit_ranker(feats:np.ndarray, # (cases, candidates, features) from the valida
                 params={k: v for k, v in p.items() if k != 'verbose'})
     return booster, info
 
-class LearnedRecAgent(RecAgent):
+class LearnedRecAgent(ScoringRecAgent):
     "Scores candidates with a LightGBM ranker fitted on validation cases (see `fit_ranker`)."
     name = 'lgbm'
     def __init__(self, booster): self.booster = booster
@@ -283,10 +286,6 @@ class LearnedRecAgent(RecAgent):
         F = np.asarray(feats, np.float64)
         if self.booster.num_feature() == 3 * F.shape[1]: F = relative_features(F)
         return self.booster.predict(F, num_threads=1)
-    def rank(self, case, evidence, features):
-        s = self.score(features['matrix'])
-        order = np.argsort(-s, kind='stable')
-        return dict(ranking=[case['candidates'][i] for i in order], scores=[float(s[i]) for i in order])
     def save(self, path)->Path:
         "Write the model in LightGBM's text format."
         self.booster.save_model(str(path)); return Path(path)
