@@ -88,10 +88,18 @@ def cmd_demo(a):
     print(report(runs))
 
 def cmd_experiments(a):
-    "The main study: every available method x dataset x instruction mode, then the tables."
-    from atomrec.experiments import run_grid, main_table, caption, to_markdown
+    "A study of `STUDIES` (default: the main one, every available method x dataset x instruction mode), then its tables."
+    from atomrec.experiments import run_grid, main_table, caption, to_markdown, STUDIES
     t0 = time.time()
-    grid = run_grid(a.out, datasets=a.datasets, instructions=a.instructions, methods=a.methods, users=a.users, seed=a.seed, progress=not a.quiet)
+    st = STUDIES[a.study]
+    grid = run_grid(a.out, datasets=a.datasets or st['datasets'], instructions=a.instructions or st['instructions'],
+                    methods=a.methods or st['methods'], users=a.users, seed=a.seed, progress=not a.quiet)
+    if a.study != 'main':
+        from atomrec.analyses import study_report
+        txt = study_report(a.study, grid, a.out) + f"\n\nWall time of this command: {time.time() - t0:.0f} s (finished runs are read, not redone)."
+        (Path(a.out)/f'{a.study}.md').write_text(txt); print(txt)
+        return
+    a.instructions = a.instructions or st['instructions']
     txt = []
     for ins in a.instructions:
         tab, st = main_table(grid, ins)
@@ -144,10 +152,11 @@ def main(argv=None):
     s.add_argument('--methods', nargs='+', default=['random', 'pop', 'itemknn', 'instruction', 'hybrid', 'atomrec'], help='methods to run (the references first: AtomRec must beat them)')
     s.add_argument('--quiet', action='store_true', help='no progress bars')
     s.set_defaults(fn=cmd_demo)
-    s = sub.add_parser('experiments', help='the main study: every method on every dataset, Table 1')
-    s.add_argument('--out', default='runs/main', help='experiment folder (benchmarks, runs, tables)'); s.add_argument('--datasets', nargs='+', default=['goodreads', 'scientific', 'ml-100k'], help='datasets, one benchmark per request mode each')
-    s.add_argument('--instructions', nargs='+', default=['intent', 'none'], help='request modes, one benchmark each (see `prepare --instructions`)')
-    s.add_argument('--methods', nargs='+', help='methods to run (default: every baseline, the references and atomrec)')
+    s = sub.add_parser('experiments', help="the paper's studies: the main table (Table 1), ablations (Table 2), preference drift (Figure 4)")
+    s.add_argument('--study', default='main', choices=['main', 'ablations', 'drift'], help="which study: its data sets, request modes and methods come from `STUDIES` unless given")
+    s.add_argument('--out', default='runs/main', help='experiment folder (benchmarks, runs, tables)'); s.add_argument('--datasets', nargs='+', help="datasets, one benchmark per request mode each (default: the study's)")
+    s.add_argument('--instructions', nargs='+', help="request modes, one benchmark each (see `prepare --instructions`; default: the study's)")
+    s.add_argument('--methods', nargs='+', help="methods to run (default: the study's; for main every baseline, the references and atomrec)")
     s.add_argument('--users', type=int, default=1000, help='evaluation users per dataset (0: all)'); s.add_argument('--seed', type=int, default=0, help='benchmark and method seed')
     s.add_argument('--quiet', action='store_true', help='no progress bars'); s.set_defaults(fn=cmd_experiments)
     a = p.parse_args(argv)

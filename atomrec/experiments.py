@@ -13,12 +13,12 @@ from .runner import run, load_runs
 from .metrics import paired_bootstrap
 
 # %% auto #0
-__all__ = ['INSTRUCTION_FREE', 'BASELINES', 'COLS', 'SHORT', 'llm_configured', 'default_methods', 'run_grid', 'main_table',
-           'caption', 'to_markdown']
+__all__ = ['INSTRUCTION_FREE', 'BASELINES', 'ABLATION_METHODS', 'STUDIES', 'COLS', 'SHORT', 'llm_configured', 'default_methods',
+           'run_grid', 'main_table', 'caption', 'to_markdown']
 
 # %% ../nbs/16_experiments.ipynb #ce7f7a20
 INSTRUCTION_FREE = ('random', 'pop', 'itemknn', 'bpr', 'lightgcn', 'sasrec')
-BASELINES = ('random', 'pop', 'itemknn', 'instruction', 'hybrid', 'bpr', 'lightgcn', 'sasrec')
+BASELINES = ('random', 'pop', 'itemknn', 'instruction', 'hybrid', 'learned-blend', 'bpr', 'lightgcn', 'sasrec')
 
 def llm_configured()->bool:
     "Is an LLM backend configured (an API key or an OpenAI-compatible base URL in the environment)?"
@@ -29,8 +29,10 @@ def default_methods()->list[str]:
     return list(BASELINES) + ['atomrec'] + (['vanilla-llm', 'atomrec-llm'] if llm_configured() else [])
 
 def _spec(m:str)->tuple[str, dict]:
-    "Method name -> (registered method, options); 'atomrec-llm' is AtomRec with LLM agents."
-    return ('atomrec', dict(agent='llm')) if m == 'atomrec-llm' else (m, {})
+    "Method name -> (registered method, options); 'atomrec-llm' is AtomRec with LLM agents, 'atomrec-<ablation>' a variant of `ABLATIONS`."
+    if m == 'atomrec-llm': return 'atomrec', dict(agent='llm')
+    if m.startswith('atomrec-') and m[len('atomrec-'):] in ABLATIONS: return 'atomrec', dict(ablation=m[len('atomrec-'):])
+    return m, {}
 
 def _same_cases(a:Bench, b:Bench)->bool:
     ca, cb = a.cases('test'), b.cases('test')
@@ -60,6 +62,15 @@ def run_grid(out, # experiment folder: benches under out/bench, runs under out/r
                     run(meth, benches[ins], rd, progress=progress, seed=seed, **o, **(opts or {}).get(m, {}))
                 rows.append(dict(data=name, instructions=ins, method=m, run=str(rd)))
     return pd.DataFrame(rows)
+
+# %% ../nbs/16_experiments.ipynb #43719261
+ABLATION_METHODS = ['atomrec'] + [f'atomrec-{a}' for a in ABLATIONS if a != 'full']
+STUDIES = {
+    'main': dict(datasets=('goodreads', 'scientific', 'ml-100k'), instructions=('intent', 'none'), methods=None),
+    'ablations': dict(datasets=('goodreads', 'ml-100k'), instructions=('intent',), methods=ABLATION_METHODS),
+    'drift': dict(datasets=('ml-100k', 'goodreads'), instructions=('intent',),
+                  methods=['atomrec', 'atomrec-coarse-memory', 'sasrec', 'lightgcn', 'itemknn', 'hybrid', 'learned-blend']),
+}
 
 # %% ../nbs/16_experiments.ipynb #83ebe95f
 COLS = ('hit@3', 'ndcg@3', 'hit@5', 'ndcg@5')

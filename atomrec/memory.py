@@ -631,7 +631,8 @@ class AtomRecMethod(Method):
     def _open(self, bench, path, frame, cases, mem, rec, key:dict)->AtomRec:
         "The memory at `path`: continued if it was being built with the same key (a resumed run), else a fresh one."
         path, kf = Path(path), Path(str(path) + '.json')
-        if (path/'memory.json').exists() and kf.exists() and read_json(kf) == key:
+        atomic = self.cfg.memory != 'coarse'   # a coarse memory cannot tell which interactions it holds: it is always rebuilt
+        if atomic and (path/'memory.json').exists() and kf.exists() and read_json(kf) == key:
             ar = AtomRec.open(path, items=bench.items, encoder=self.enc, memory_agent=mem, rec_agent=rec, progress=self.progress, batch=self.batch)
         else:
             ar = AtomRec(self.cfg, path=path, items=bench.items, encoder=self.enc, memory_agent=mem, rec_agent=rec,
@@ -648,7 +649,7 @@ class AtomRecMethod(Method):
         cases = bench.cases(split); cases = cases[cases.user_id.isin(set(users))]
         frame = memory_frame(bench, split, self._users(bench, split, users), self.cfg.max_history)
         ar = self._open(bench, path, frame, cases, mem, rec, self._key(bench, frame, split))
-        ar.observe_many(frame, resume=True)
+        ar.observe_many(frame, resume=self.cfg.memory != 'coarse')
         self.enc.save_cache()
         return ar
 
@@ -728,14 +729,15 @@ class AtomRecMethod(Method):
         cases = pd.concat([bench.cases('test'), bench.cases('valid')])
         ar = self._open(bench, self.run_dir/'memory-test', full, cases, mem, rec,
                         dict(self._key(bench, full.drop(columns=['pos', 'n']), 'test'), shared=True))
-        ar.observe_many(before, resume=True)
+        resume = self.cfg.memory != 'coarse'   # a fresh coarse memory (see `_open`): nothing to skip, and the targets are new
+        ar.observe_many(before, resume=resume)
         if tune:
             ar.rec = RuleRecAgent()
             self._tune(bench, ar); self._stats(ar, 'valid')
         if self.cfg.agent == 'rule': ar.rec = self._rank_agent()
         self.tune_seconds = time.time() - t0
         t1 = time.time()
-        ar.observe_many(targets, resume=True)
+        ar.observe_many(targets, resume=resume)
         self.enc.save_cache()
         self.ar = ar; self._stats(ar, 'test')
         self.build_seconds = time.time() - t1

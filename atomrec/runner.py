@@ -69,6 +69,7 @@ METHODS = {
     'instruction': 'atomrec.references:InstructionMethod',
     'itemknn': 'atomrec.references:ItemKNNMethod',
     'hybrid': 'atomrec.references:HybridMethod',
+    'learned-blend': 'atomrec.references:LearnedBlendMethod',
 }
 
 def get_method(name:str, **opts)->Method:
