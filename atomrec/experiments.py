@@ -63,7 +63,7 @@ def run_grid(out, # experiment folder: benches under out/bench, runs under out/r
                 rows.append(dict(data=name, instructions=ins, method=m, run=str(rd)))
     return pd.DataFrame(rows)
 
-# %% ../nbs/16_experiments.ipynb #43719261
+# %% ../nbs/16_experiments.ipynb #2832d5b9
 ABLATION_METHODS = ['atomrec'] + [f'atomrec-{a}' for a in ABLATIONS if a != 'full']
 STUDIES = {
     'main': dict(datasets=('goodreads', 'scientific', 'ml-100k'), instructions=('intent', 'none'), methods=None),

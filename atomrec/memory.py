@@ -225,10 +225,15 @@ class AtomRec:
         batch = self.batch if (self.cfg.memory == 'atomic' and self._speculative) else 1
         bar = tqdm(total=len(recs), desc='memory', disable=not (self.progress if progress is None else progress), leave=False)
         pos, since = 0, 0
+        if self.cfg.memory == 'coarse':   # each user's summary is rewritten once per call, to the text it ends the call with
+            by_user = defaultdict(list)
+            for r in recs: by_user[r[1]].append(r)
+            for u in sorted(by_user, key=lambda u: by_user[u][-1][3]):   # in order of each user's last interaction
+                for r in by_user[u]: ids[r[0]] = self._write_coarse(u, by_user[u]) if r is by_user[u][-1] else f"u:{u}:summary"
+                bar.update(len(by_user[u]))
+            recs = []
         while pos < len(recs):
-            if self.cfg.memory == 'coarse':
-                r = recs[pos]; ids[r[0]] = self._write_coarse(r[1], r[2], r[3], r[4], r[5]); n = 1
-            else: n = self._write_batch(recs[pos:pos + batch], ids)
+            n = self._write_batch(recs[pos:pos + batch], ids)
             pos += n; since += n; bar.update(n)
             if since >= self.checkpoint_every and pos < len(recs): self.checkpoint(); since = 0
         bar.close()
@@ -318,10 +323,13 @@ class AtomRec:
         self.store.update([n for _, n in changed])
         self.stats['evolutions'] += len(changed)
 
-    def _write_coarse(self, user, item, ts, ev, extra)->str:
-        "Coarse memory (ablation): one summary note per user, rewritten on every interaction."
+    def _write_coarse(self, user, recs:list)->str:
+        """Coarse memory (ablation): one summary note per user, rewritten with the user's new interactions `recs` (time order).
+        Rewriting it once per call gives the text a rewrite per interaction ends with, at one encoder pass instead of one each."""
         nid = f"u:{user}:summary"
-        titles = [str(self.items.at[i, 'title']) if self.items is not None and i in self.items.index else i for i in self._coarse_items(user, item)]
+        for r in recs: self._coarse[user].append(r[2]); self._item_user_notes[r[2]].append(nid); self._user_items[user].add(r[2])
+        _, _, item, ts, ev, extra, _ = recs[-1]
+        titles = [str(self.items.at[i, 'title']) if self.items is not None and i in self.items.index else i for i in self._coarse[user][-self.cfg.max_history:]]
         content = "user's items, oldest first: " + '; '.join(titles)
         note = AtomicNote(nid, 'user', user, content, ts, item_id=item, source=f"{user}|{item}|{ts:g}")
         self.mem.construct([note], {nid: []}, {nid: ev})
@@ -334,12 +342,7 @@ class AtomRec:
             self.log.append(nid, note.version, nid, self.store.get(nid).fields(), note.fields(), at=ts)
             self.store.update(note)
         else: self.store.add(note)
-        self._item_user_notes[item].append(nid); self._user_items[user].add(item)
         return nid
-
-    def _coarse_items(self, user, item):
-        self._coarse[user].append(item)
-        return self._coarse[user][-self.cfg.max_history:]
 
     # ---- read path -----------------------------------------------------------------------------------
     def query_text(self, user:str, instruction:str|None=None)->str:

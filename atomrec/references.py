@@ -204,7 +204,7 @@ class HybridMethod(Method):
     def info(self)->dict: return dict(self.opts, seed=self.seed, **self.choice)
     def close(self): self.instr.close()
 
-# %% ../nbs/15_references.ipynb #783ea788
+# %% ../nbs/15_references.ipynb #13419d0e
 BLEND_FEATURES = ('request', 'itemknn', 'itemknn_recent', 'transition', 'userknn', 'popularity', 'profile')
 
 class InteractionSignals:
@@ -256,7 +256,7 @@ def profile_scores(history:list, candidates:list, vec:dict, # item id -> unit ve
     sims = C @ np.stack(H).T
     return np.sort(sims, 1)[:, -top:].mean(1)
 
-# %% ../nbs/15_references.ipynb #0b4869f2
+# %% ../nbs/15_references.ipynb #db88999b
 class LearnedBlendMethod(Method):
     "LightGBM lambdarank over the raw signals (`BLEND_FEATURES`), fitted on validation cases: AtomRec's rank agent without the memory."
     name = 'learned-blend'
