@@ -674,7 +674,7 @@ class AtomRecMethod(Method):
         vc = vc[vc.user_id.isin(set(vusers))]
         F = np.stack(ar.recommend_many(vc, return_features=True))
         tidx = np.array([list(c).index(t) for c, t in zip(vc.candidates, vc.target)])
-        np.savez_compressed(self.run_dir/'ranker-fit.npz', features=F, target_index=tidx, users=np.array(vc.user_id.astype(str)), names=np.array(FEATURES))   # what it was fitted on
+        np.savez_compressed(self.run_dir/'ranker-fit.npz', features=F, target_index=tidx, users=np.asarray(vc.user_id.astype(str).tolist(), dtype=str), names=np.array(FEATURES))   # what it was fitted on
         if self.ranker == 'lgbm':
             self._learned, self.ranker_info = fit_ranker(F, tidx, seed=self.seed)
             LearnedRecAgent(self._learned).save(self.run_dir/'ranker.txt')

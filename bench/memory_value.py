@@ -31,7 +31,7 @@ if __name__ == '__main__':
     p.add_argument('bench', help='the benchmark folder that run used')
     p.add_argument('--folds', type=int, default=5, help='cross-validation folds over the validation cases')
     a = p.parse_args()
-    z = np.load(Path(a.run)/'ranker-fit.npz', allow_pickle=True)   # our own file: users were saved as an object array
+    z = np.load(Path(a.run)/'ranker-fit.npz', allow_pickle=True)   # our own file; runs before the fix saved users as an object array
     A, tidx, users = z['features'], z['target_index'], [str(u) for u in z['users']]
     b = Bench(a.bench); vc = b.cases('valid').assign(user_id=lambda x: x.user_id.astype(str)).set_index('user_id').loc[users].reset_index()
     assert [list(c).index(t) for c, t in zip(vc.candidates, vc.target)] == tidx.tolist(), 'cases differ from the ranker fit'
