@@ -271,16 +271,16 @@ class LearnedBlendMethod(Method):
     @property
     def backend(self)->str: return f'LightGBM lambdarank over item-kNN, transitions, co-occurrence + encoder ({self.instr.enc.name})'
 
-    def _vectors(self, bench, cases)->dict:
+    def _vectors(self, cases)->dict:
         "Item id -> unit vector of its text, for every history (last `max_profile`) and candidate item of `cases`."
         text = self.instr.item_text
         ids = sorted({str(i) for h in cases.history for i in h[-self.max_profile:]} | {str(i) for c in cases.candidates for i in c})
         ids = [i for i in ids if str(text.get(i) or '').strip()]
         return dict(zip(ids, self.instr.enc.encode([text[i] for i in ids]))) if ids else {}
 
-    def features(self, bench, cases:pd.DataFrame, signals:InteractionSignals)->list[np.ndarray]:
+    def features(self, cases:pd.DataFrame, signals:InteractionSignals)->list[np.ndarray]:
         "(candidates, len(BLEND_FEATURES)) per case, aligned with `cases.candidates`."
-        req, vec = self.instr.score(cases), self._vectors(bench, cases)
+        req, vec = self.instr.score(cases), self._vectors(cases)
         out = []
         for h, c, r in zip(cases.history, cases.candidates, req):
             h, c = [str(x) for x in h], [str(x) for x in c]
@@ -298,7 +298,7 @@ class LearnedBlendMethod(Method):
         users = sorted(vc.user_id)[:self.tune_users] if self.tune_users else sorted(vc.user_id)
         vc = vc[vc.user_id.isin(set(users))]
         vsig = InteractionSignals(bench.train('valid'), bench.items.item_id)
-        F = np.stack(self.features(bench, vc, vsig))
+        F = np.stack(self.features(vc, vsig))
         tidx = np.array([list(c).index(t) for c, t in zip(vc.candidates, vc.target)])
         self.booster, info = fit_ranker(F, tidx, features=BLEND_FEATURES, seed=self.seed)
         self.signals = vsig if split == 'valid' else InteractionSignals(bench.train(split), bench.items.item_id)
@@ -315,6 +315,6 @@ class LearnedBlendMethod(Method):
         if self.booster is None: raise AtomRecError(f"{self.name}: call fit before rank")
         from atomrec.agents import LearnedRecAgent
         agent = LearnedRecAgent(self.booster)
-        return [ranked(list(c), agent.score(f)) for c, f in zip(cases.candidates, self.features(None, cases, self.signals))]
+        return [ranked(list(c), agent.score(f)) for c, f in zip(cases.candidates, self.features(cases, self.signals))]
     def info(self)->dict: return dict(self.opts, seed=self.seed, **self.fit_info)
     def close(self): self.instr.close()

@@ -7,22 +7,17 @@ validation cases AtomRec's ranker was fitted on (`ranker-fit.npz` in its run fol
 import argparse, json
 from pathlib import Path
 import numpy as np
-from atomrec.benchmark import Bench
+from atomrec.benchmark import Bench, ndcg_by_scores
 from atomrec.agents import FEATURES, fit_ranker, relative_features
 from atomrec.references import LearnedBlendMethod, InteractionSignals, BLEND_FEATURES
 
-def ndcg5(scores, tidx):
-    "Mean NDCG@5 of the target given candidate scores (ties broken by candidate order)."
-    rank = np.array([(np.argsort(-s, kind='stable') == t).nonzero()[0][0] for s, t in zip(scores, tidx)])
-    return float(np.where(rank < 5, 1 / np.log2(rank + 2), 0).mean())
-
-def cv(F, tidx, names, folds, seed=0):
-    "k-fold NDCG@5 of a LightGBM ranker over feature block F (cases, candidates, features)."
+def cv(F, tidx, cases, names, folds, seed=0):
+    "k-fold NDCG@5 (the harness's tie-breaking) of a LightGBM ranker over feature block F (cases, candidates, features)."
     perm = np.random.default_rng(seed).permutation(len(F)); out = []
     for k in range(folds):
         te = np.sort(perm[k::folds]); tr = np.setdiff1d(np.arange(len(F)), te)
         booster, _ = fit_ranker(F[tr], tidx[tr], features=tuple(names), seed=seed)
-        out.append(ndcg5([booster.predict(relative_features(f), num_threads=2) for f in F[te]], tidx[te]))
+        out.append(ndcg_by_scores(cases.iloc[te], [booster.predict(relative_features(f), num_threads=2) for f in F[te]], seed, 5))
     return float(np.mean(out)), float(np.std(out))
 
 if __name__ == '__main__':
@@ -36,8 +31,8 @@ if __name__ == '__main__':
     b = Bench(a.bench); vc = b.cases('valid').assign(user_id=lambda x: x.user_id.astype(str)).set_index('user_id').loc[users].reset_index()
     assert [list(c).index(t) for c, t in zip(vc.candidates, vc.target)] == tidx.tolist(), 'cases differ from the ranker fit'
     lb = LearnedBlendMethod(); lb.instr.fit(b, 'valid')
-    B = np.stack(lb.features(b, vc, InteractionSignals(b.train('valid'), b.items.item_id)))
-    res = {name: cv(F, tidx, n, a.folds) for name, F, n in [
+    B = np.stack(lb.features(vc, InteractionSignals(b.train('valid'), b.items.item_id)))
+    res = {name: cv(F, tidx, vc, n, a.folds) for name, F, n in [
         ('memory signals (AtomRec)', A, FEATURES), ('raw signals (learned-blend)', B, BLEND_FEATURES),
         ('both', np.concatenate([A, B], 2), tuple(FEATURES) + tuple(f'raw_{f}' for f in BLEND_FEATURES))]}
     print(json.dumps(dict(run=a.run, cases=len(A), folds=a.folds, ndcg5={k: dict(mean=round(m, 4), sd=round(s, 4)) for k, (m, s) in res.items()}), indent=1))
