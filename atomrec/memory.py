@@ -222,20 +222,21 @@ class AtomRec:
             recs = keep
         if self.items is not None: self.enc.encode(sorted({l for r in recs for l in r[-1].split('\n')}))   # every content line in one pass
         ids = [None] * len(df)
-        batch = self.batch if (self.cfg.memory == 'atomic' and self._speculative) else 1
+        batch = self.batch if self._speculative else 1
         bar = tqdm(total=len(recs), desc='memory', disable=not (self.progress if progress is None else progress), leave=False)
         pos, since = 0, 0
         if self.cfg.memory == 'coarse':   # each user's summary is rewritten once per call, to the text it ends the call with
             by_user = defaultdict(list)
             for r in recs: by_user[r[1]].append(r)
-            for u in sorted(by_user, key=lambda u: by_user[u][-1][3]):   # in order of each user's last interaction
-                for r in by_user[u]: ids[r[0]] = self._write_coarse(u, by_user[u]) if r is by_user[u][-1] else f"u:{u}:summary"
-                bar.update(len(by_user[u]))
-            recs = []
-        while pos < len(recs):
-            n = self._write_batch(recs[pos:pos + batch], ids)
-            pos += n; since += n; bar.update(n)
-            if since >= self.checkpoint_every and pos < len(recs): self.checkpoint(); since = 0
+            for u, rs in sorted(by_user.items(), key=lambda kv: kv[1][-1][3]):   # in order of each user's last interaction
+                nid = self._write_coarse(u, rs)
+                for r in rs: ids[r[0]] = nid
+                bar.update(len(rs))
+        else:
+            while pos < len(recs):
+                n = self._write_batch(recs[pos:pos + batch], ids)
+                pos += n; since += n; bar.update(n)
+                if since >= self.checkpoint_every and pos < len(recs): self.checkpoint(); since = 0
         bar.close()
         self.checkpoint()
         return ids
@@ -566,7 +567,7 @@ def explain(self:AtomRec, user:str, # the user
     return out
 
 # %% ../nbs/07_memory.ipynb #ea3e7b3d
-from .runner import Method
+from .runner import Method, tuning_cases
 from .benchmark import Bench
 
 def embedding_cache_dir()->Path:
@@ -627,6 +628,11 @@ class AtomRecMethod(Method):
         self._llm_model = model
         return mem, rec
 
+    @property
+    def _resumable(self)->bool:
+        "Can a partial memory be continued? Atomic notes record each interaction; a coarse memory cannot tell which it holds, so it is always rebuilt."
+        return self.cfg.memory != 'coarse'
+
     def _users(self, bench, split, users)->list|None:
         "Whose interactions enter the memory: everyone (None), or the given users plus any background sample."
         return None if self.community == 'all' else list(users) + self._background(bench, users)
@@ -634,8 +640,7 @@ class AtomRecMethod(Method):
     def _open(self, bench, path, frame, cases, mem, rec, key:dict)->AtomRec:
         "The memory at `path`: continued if it was being built with the same key (a resumed run), else a fresh one."
         path, kf = Path(path), Path(str(path) + '.json')
-        atomic = self.cfg.memory != 'coarse'   # a coarse memory cannot tell which interactions it holds: it is always rebuilt
-        if atomic and (path/'memory.json').exists() and kf.exists() and read_json(kf) == key:
+        if self._resumable and (path/'memory.json').exists() and kf.exists() and read_json(kf) == key:
             ar = AtomRec.open(path, items=bench.items, encoder=self.enc, memory_agent=mem, rec_agent=rec, progress=self.progress, batch=self.batch)
         else:
             ar = AtomRec(self.cfg, path=path, items=bench.items, encoder=self.enc, memory_agent=mem, rec_agent=rec,
@@ -652,7 +657,7 @@ class AtomRecMethod(Method):
         cases = bench.cases(split); cases = cases[cases.user_id.isin(set(users))]
         frame = memory_frame(bench, split, self._users(bench, split, users), self.cfg.max_history)
         ar = self._open(bench, path, frame, cases, mem, rec, self._key(bench, frame, split))
-        ar.observe_many(frame, resume=self.cfg.memory != 'coarse')
+        ar.observe_many(frame, resume=self._resumable)
         self.enc.save_cache()
         return ar
 
@@ -669,9 +674,7 @@ class AtomRecMethod(Method):
 
     def _tune(self, bench, ar)->dict:
         "Fit the rank agent on validation cases of `tune_users` users, ranked from memory `ar` (weights or a LightGBM model)."
-        vc = bench.cases('valid')
-        vusers = sorted(vc.user_id)[:self.tune_users] if self.tune_users else sorted(vc.user_id)
-        vc = vc[vc.user_id.isin(set(vusers))]
+        vc = tuning_cases(bench, self.tune_users); vusers = sorted(vc.user_id)
         F = np.stack(ar.recommend_many(vc, return_features=True))
         tidx = np.array([list(c).index(t) for c, t in zip(vc.candidates, vc.target)])
         np.savez_compressed(self.run_dir/'ranker-fit.npz', features=F, target_index=tidx, users=np.asarray(vc.user_id.astype(str).tolist(), dtype=str), names=np.array(FEATURES))   # what it was fitted on
@@ -711,7 +714,7 @@ class AtomRecMethod(Method):
         if self.community == 'all' and self.shared_build and split == 'test':
             return self._fit_shared(bench, tune, mem, rec, t0)
         if tune:
-            vusers = sorted(bench.cases('valid').user_id)[:self.tune_users] if self.tune_users else sorted(bench.cases('valid').user_id)
+            vusers = sorted(tuning_cases(bench, self.tune_users).user_id)
             var = self._build(bench, 'valid', vusers, self.run_dir/'memory-valid', RuleMemoryAgent(), RuleRecAgent())
             self._tune(bench, var); self._stats(var, 'valid')
             var.close()
@@ -732,15 +735,14 @@ class AtomRecMethod(Method):
         cases = pd.concat([bench.cases('test'), bench.cases('valid')])
         ar = self._open(bench, self.run_dir/'memory-test', full, cases, mem, rec,
                         dict(self._key(bench, full.drop(columns=['pos', 'n']), 'test'), shared=True))
-        resume = self.cfg.memory != 'coarse'   # a fresh coarse memory (see `_open`): nothing to skip, and the targets are new
-        ar.observe_many(before, resume=resume)
+        ar.observe_many(before, resume=self._resumable)
         if tune:
             ar.rec = RuleRecAgent()
             self._tune(bench, ar); self._stats(ar, 'valid')
         if self.cfg.agent == 'rule': ar.rec = self._rank_agent()
         self.tune_seconds = time.time() - t0
         t1 = time.time()
-        ar.observe_many(targets, resume=resume)
+        ar.observe_many(targets, resume=self._resumable)
         self.enc.save_cache()
         self.ar = ar; self._stats(ar, 'test')
         self.build_seconds = time.time() - t1

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from .core import *
 from .benchmark import Bench, request_cosine_scores, word_overlap_scores, ndcg_by_scores
 from .encoder import Encoder, DEFAULT_MODEL
-from .runner import Method
+from .runner import Method, tuning_cases
 
 # %% auto #0
 __all__ = ['GRID', 'BLEND_FEATURES', 'ranked', 'InstructionMethod', 'hand_bench', 'item_cosine', 'ItemKNNMethod', 'standardise',
@@ -290,13 +290,11 @@ class LearnedBlendMethod(Method):
 
     def fit(self, bench, split, run_dir=None):
         "Fit the ranker on validation cases with signals from `bench.train('valid')`; then the signals of `bench.train(split)`."
-        from atomrec.agents import fit_ranker
+        from atomrec.agents import fit_ranker, LearnedRecAgent
         if split not in ('test', 'valid'): raise AtomRecError(f"split must be test or valid, not {split!r}")
         self.instr.fit(bench, split)
         t0 = time.time()
-        vc = bench.cases('valid')
-        users = sorted(vc.user_id)[:self.tune_users] if self.tune_users else sorted(vc.user_id)
-        vc = vc[vc.user_id.isin(set(users))]
+        vc = tuning_cases(bench, self.tune_users)
         vsig = InteractionSignals(bench.train('valid'), bench.items.item_id)
         F = np.stack(self.features(vc, vsig))
         tidx = np.array([list(c).index(t) for c, t in zip(vc.candidates, vc.target)])
@@ -307,7 +305,7 @@ class LearnedBlendMethod(Method):
                              **{k: info[k] for k in ('rounds', 'holdout_ndcg5', 'importance_gain')})
         if run_dir is not None:
             Path(run_dir).mkdir(parents=True, exist_ok=True)
-            self.booster.save_model(str(Path(run_dir)/'ranker.txt'))
+            LearnedRecAgent(self.booster).save(Path(run_dir)/'ranker.txt')
             write_json(dict(self.fit_info, options=self.opts, data=bench.name, split=split, features=info['features'], params=info['params']), Path(run_dir)/'blend.json')
         return self
 

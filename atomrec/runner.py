@@ -13,8 +13,8 @@ from .benchmark import Bench, audit_caption
 from .metrics import evaluate, KS, ordered, evidence_share
 
 # %% auto #0
-__all__ = ['METHODS', 'Method', 'RandomMethod', 'PopMethod', 'get_method', 'llm_outcomes', 'run', 'load_runs', 'markdown_table',
-           'report']
+__all__ = ['METHODS', 'Method', 'RandomMethod', 'PopMethod', 'tuning_cases', 'get_method', 'llm_outcomes', 'run', 'load_runs',
+           'markdown_table', 'report']
 
 # %% ../nbs/12_runner.ipynb #f6bad20c
 class Method:
@@ -71,6 +71,14 @@ METHODS = {
     'hybrid': 'atomrec.references:HybridMethod',
     'learned-blend': 'atomrec.references:LearnedBlendMethod',
 }
+
+def tuning_cases(bench, # the benchmark
+                 users:int=1000, # validation users to keep, the first by id (0: all)
+                )->pd.DataFrame:
+    "The validation cases a method fits its ranker on: those of the first `users` validation users by id."
+    vc = bench.cases('valid')
+    keep = sorted(vc.user_id)[:users] if users else sorted(vc.user_id)
+    return vc[vc.user_id.isin(set(keep))]
 
 def get_method(name:str, **opts)->Method:
     "Build the method registered as `name` with options."
