@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 
 # %% auto #0
-__all__ = ['ABLATIONS', 'AtomRecError', 'DataError', 'AtomRecConfig', 'ablation_config', 'project_root', 'data_dirs',
-           'seed_everything', 'stable_hash', 'rng_for', 'get_logger', 'write_json', 'read_json', 'LockedError',
-           'FolderLock']
+__all__ = ['ABLATIONS', 'READ_TIME', 'AtomRecError', 'DataError', 'AtomRecConfig', 'ablation_config', 'write_config',
+           'project_root', 'data_dirs', 'seed_everything', 'stable_hash', 'rng_for', 'get_logger', 'write_json',
+           'read_json', 'LockedError', 'FolderLock']
 
 # %% ../nbs/00_core.ipynb #ae772373
 class AtomRecError(Exception):
@@ -82,6 +82,13 @@ def ablation_config(name:str, # a key of `ABLATIONS`
     "The config for a named ablation."
     if name not in ABLATIONS: raise AtomRecError(f"unknown ablation {name!r}; choose from {list(ABLATIONS)}")
     return (base or AtomRecConfig()).replace(**ABLATIONS[name])
+
+# %% ../nbs/00_core.ipynb #913318fe
+READ_TIME = ('hops', 'k_ret', 'max_expand', 'link_retrieval')   # config fields only the read path uses
+
+def write_config(cfg:AtomRecConfig)->dict:
+    "The fields of `cfg` that decide what the memory holds (everything but `READ_TIME`)."
+    return {k: v for k, v in cfg.to_dict().items() if k not in READ_TIME}
 
 # %% ../nbs/00_core.ipynb #046ee73b
 def project_root()->Path:

@@ -477,7 +477,9 @@ def open(cls:AtomRec, path, # a memory folder written by `AtomRec`
          items:pd.DataFrame|None=None, # item table (default: the one saved with the memory)
          encoder:Encoder|None=None, # shared encoder (default: the memory's model, offline)
          memory_agent:MemoryAgent|None=None, rec_agent:RecAgent|None=None, progress:bool=True,
-         batch:int=256, checkpoint_every:int=10_000)->AtomRec:
+         batch:int=256, checkpoint_every:int=10_000,
+         config:AtomRecConfig|None=None, # read it with these settings: they may differ from the memory's only in `READ_TIME` fields
+        )->AtomRec:
     "Reopen a memory as of its last checkpoint (notes, links, log, indices), to read it or to continue writing it."
     path = Path(path)
     if not (path/'memory.json').exists():
@@ -486,6 +488,13 @@ def open(cls:AtomRec, path, # a memory folder written by `AtomRec`
     self._lock = FolderLock(path, 'memory folder')
     m = read_json(path/'memory.json'); ck = m['checkpoint']
     self.cfg = AtomRecConfig.from_dict(m['config'])
+    if config is not None:
+        if write_config(config) != write_config(self.cfg):
+            diff = sorted(k for k, v in write_config(config).items() if write_config(self.cfg)[k] != v)
+            self._lock.release()
+            raise AtomRecError(f"{path} was written with other settings ({', '.join(f'{k}={getattr(self.cfg, k)!r}' for k in diff)}); "
+                               f"only {', '.join(READ_TIME)} may differ when reopening: build a new memory for {', '.join(f'{k}={getattr(config, k)!r}' for k in diff)}")
+        self.cfg = config
     if encoder is not None and encoder.dim != m['dim']: raise AtomRecError(f"{path} was built with {m['dim']}-d vectors ({m['encoder']}); this encoder is {encoder.dim}-d")
     self._setup(encoder or Encoder(m['encoder']), memory_agent, rec_agent, m['embed'], progress, batch, checkpoint_every)
     self.store = NoteStore.open(path/'notes')
@@ -601,6 +610,7 @@ class AtomRecMethod(Method):
                  shared_build:bool=True, # with community='all': one build serves validation (tuning) and then test
                  batch:int=256, # notes written per batch (one neighbour-search product each)
                  ranker:str|None=None, # rank agent fitted on validation: 'lgbm' (LightGBM lambdarank; default) or 'weights' (weighted sum; default when `weights` are given)
+                 memory_from:str|None=None, # a finished run on the same benchmark whose memory this run starts from (settings may differ only in `READ_TIME`)
                  **opts):
         community = community or ('all' if agent == 'rule' else 'evaluated')
         if community not in ('all', 'evaluated'): raise AtomRecError(f"community must be 'all' or 'evaluated', not {community!r}")
@@ -613,6 +623,10 @@ class AtomRecMethod(Method):
         self.ranker, self.ranker_info, self._learned = ranker, None, None
         self.opts['ranker'] = ranker
         if community == 'all' and not self.shared_build: self.opts['shared_build'] = False
+        if memory_from and not (community == 'all' and self.shared_build):
+            raise AtomRecError("memory_from needs the shared build (community='all', shared_build=True): only it keeps the pre-target snapshot")
+        self.memory_from = memory_from
+        if memory_from: self.opts['memory_from'] = str(memory_from)
         self.cfg = ablation_config(ablation, AtomRecConfig.from_dict({**(config or {}), **opts, 'agent': agent, 'seed': seed}))
         self.weights, self.llm_opts, self.progress, self.ar = weights, llm or {}, progress, None
         self.tuned, self.leaks, self.memory_stats = None, {}, {}
@@ -641,7 +655,7 @@ class AtomRecMethod(Method):
         "The memory at `path`: continued if it was being built with the same key (a resumed run), else a fresh one."
         path, kf = Path(path), Path(str(path) + '.json')
         if self._resumable and (path/'memory.json').exists() and kf.exists() and read_json(kf) == key:
-            ar = AtomRec.open(path, items=bench.items, encoder=self.enc, memory_agent=mem, rec_agent=rec, progress=self.progress, batch=self.batch)
+            ar = AtomRec.open(path, items=bench.items, encoder=self.enc, memory_agent=mem, rec_agent=rec, progress=self.progress, batch=self.batch, config=self.cfg)
         else:
             ar = AtomRec(self.cfg, path=path, items=bench.items, encoder=self.enc, memory_agent=mem, rec_agent=rec,
                          progress=self.progress, overwrite=True, batch=self.batch)
@@ -649,8 +663,25 @@ class AtomRecMethod(Method):
         ar.add_items(list(dict.fromkeys(list(frame.item_id) + [c for cs in cases.candidates for c in cs])))
         return ar
 
+    def _start_from(self, src, key:dict):
+        "Seed this run's memory with finished run `src`'s, rolled back to its pre-target checkpoint (unless this run already has one)."
+        src, dst = Path(src), self.run_dir/'memory-test'
+        if (dst/'memory.json').exists(): return                       # a resumed run continues its own copy
+        snap, skey = src/'memory-before.json', src/'memory-test.json'
+        if not self._resumable: raise AtomRecError("memory_from needs an atomic memory (a coarse one keeps no pre-target checkpoint)")
+        if not (snap.exists() and skey.exists()):
+            raise DataError("no pre-target memory (memory-before.json): not a finished shared-build AtomRec run", src,
+                            fix=f"run `atomrec run atomrec --bench BENCH --out {src}` first")
+        if read_json(skey) != key:
+            theirs = read_json(skey)
+            diff = sorted(k for k in set(key) | set(theirs) if key.get(k) != theirs.get(k))
+            raise AtomRecError(f"{src}: its memory was written from other data or settings (differs in {diff}); memory_from takes a run on the same benchmark whose settings differ only in {', '.join(READ_TIME)}")
+        shutil.copytree(src/'memory-test', dst, ignore=shutil.ignore_patterns('.lock'), dirs_exist_ok=True)
+        write_json(key, Path(str(dst) + '.json'))
+        shutil.copyfile(snap, dst/'memory.json')                      # last: a copy cut short has no memory.json and is redone
+
     def _key(self, bench, frame, split)->dict:
-        return dict(config=self.cfg.to_dict(), bench=stable_hash(bench.manifest), split=split, rows=len(frame),
+        return dict(config=write_config(self.cfg), bench=stable_hash(bench.manifest), split=split, rows=len(frame),
                     frame=stable_hash(frame.user_id.astype(str).tolist(), frame.item_id.astype(str).tolist(), frame.timestamp.astype(float).tolist()))
 
     def _build(self, bench, split, users, path, mem, rec)->AtomRec:
@@ -733,9 +764,11 @@ class AtomRecMethod(Method):
         before = full[full.pos < full.n - 2].drop(columns=['pos', 'n'])     # no validation target, no test target
         targets = full[full.pos == full.n - 2].drop(columns=['pos', 'n'])   # the validation targets: history for the test
         cases = pd.concat([bench.cases('test'), bench.cases('valid')])
-        ar = self._open(bench, self.run_dir/'memory-test', full, cases, mem, rec,
-                        dict(self._key(bench, full.drop(columns=['pos', 'n']), 'test'), shared=True))
+        key = dict(self._key(bench, full.drop(columns=['pos', 'n']), 'test'), shared=True)
+        if self.memory_from: self._start_from(self.memory_from, key)
+        ar = self._open(bench, self.run_dir/'memory-test', full, cases, mem, rec, key)
         ar.observe_many(before, resume=self._resumable)
+        if self._resumable: shutil.copyfile(ar.path/'memory.json', self.run_dir/'memory-before.json')   # the pre-target state, for `memory_from`
         if tune:
             ar.rec = RuleRecAgent()
             self._tune(bench, ar); self._stats(ar, 'valid')
