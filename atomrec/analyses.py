@@ -10,10 +10,11 @@ from .core import *
 from .benchmark import Bench
 from .metrics import paired_bootstrap
 from .experiments import COLS, SHORT
+import json
 
 # %% auto #0
 __all__ = ['ablation_table', 'run_facts', 'ablation_markdown', 'preference_drift', 'drift_groups', 'drift_table', 'drift_figure',
-           'drift_markdown', 'study_report']
+           'sensitivity_table', 'sensitivity_figure', 'sensitivity_markdown', 'drift_markdown', 'study_report']
 
 # %% ../nbs/17_analyses.ipynb #b7f5595a
 def _per_user(run)->pd.DataFrame: return pd.read_parquet(Path(run)/'per_user.parquet')
@@ -122,6 +123,56 @@ def drift_figure(per:pd.DataFrame, # first table of `drift_table`
     if path is not None: Path(path).parent.mkdir(parents=True, exist_ok=True); fig.savefig(path, dpi=120)
     return fig
 
+# %% ../nbs/17_analyses.ipynb #4db6cc59
+def sensitivity_table(grid:pd.DataFrame, # from `run_grid`: data, instructions, method, run
+                      data:str, instructions:str='intent', default:str='atomrec', metric:str='ndcg@5', n_boot:int=2000)->pd.DataFrame:
+    "One row per (setting, value), the default run at each setting's default: H@5, N@5, difference and p against the default, seconds, memory built or reused."
+    g = grid[(grid.data == data) & (grid.instructions == instructions)]
+    runs = dict(zip(g.method, g.run))
+    if default not in runs: raise AtomRecError(f"no {default!r} run for {data} ({instructions}) in the grid: the sensitivity points are read against it")
+    base, dflt, rows = _per_user(runs[default]), AtomRecConfig(), []
+    points = [(m[len(default) + 1:].partition('=')[0], json.loads(m.partition('=')[2]), r) for m, r in runs.items() if m.startswith(f'{default}@')]
+    for k in dict.fromkeys(p[0] for p in points):
+        for v, r in sorted([(getattr(dflt, k), runs[default])] + [(v, r) for s, v, r in points if s == k], key=lambda x: x[0]):
+            j = read_json(Path(r)/'metrics.json')
+            bt = paired_bootstrap(_per_user(r), base, metric, n=n_boot) if r != runs[default] else dict(diff=0.0, p=1.0)
+            rows.append(dict(setting=k, value=v, default=v == getattr(dflt, k), **{SHORT[c]: j['metrics'][c] for c in ('hit@5', 'ndcg@5')},
+                             **{f'diff {SHORT[metric]}': bt['diff'], 'p': bt['p']}, seconds=round(j['fit_seconds'] + j['rank_seconds'], 1),
+                             memory='reused' if j.get('options', {}).get('memory_from') else 'built'))
+    return pd.DataFrame(rows)
+
+# %% ../nbs/17_analyses.ipynb #49564ec4
+def sensitivity_figure(tab:pd.DataFrame, # from `sensitivity_table`
+                       title:str, path=None):
+    "H@5 and N@5 against each setting's values, one panel per setting (2 x 2 for four), the default marked; saved to `path` if given."
+    import matplotlib.pyplot as plt
+    settings = list(dict.fromkeys(tab.setting)); n = len(settings); cols = 2 if n > 1 else 1; rows_ = -(-n // cols)
+    fig, axes = plt.subplots(rows_, cols, figsize=(4 * cols, 2.8 * rows_), squeeze=False)
+    for ax, k in zip(axes.flat, settings):
+        s = tab[tab.setting == k]
+        for c, mk in (('H@5', 'o-'), ('N@5', 's-')): ax.plot(s.value, s[c], mk, label=c)
+        dv = s[s.default]
+        ax.plot(dv.value, dv['N@5'], 'k*', ms=11, label='default'); ax.plot(dv.value, dv['H@5'], 'k*', ms=11)
+        ax.set_xlabel(k); ax.set_xticks(s.value.tolist()); ax.grid(alpha=.3)
+    for ax in list(axes.flat)[n:]: ax.axis('off')
+    axes.flat[0].legend(fontsize=7); fig.suptitle(title, fontsize=9); fig.tight_layout()
+    if path is not None: Path(path).parent.mkdir(parents=True, exist_ok=True); fig.savefig(path, dpi=120)
+    return fig
+
+# %% ../nbs/17_analyses.ipynb #b2398e3d
+def sensitivity_markdown(grid:pd.DataFrame, data:str, out, instructions:str='intent', n_boot:int=2000)->str:
+    "The sensitivity table of one data set with its caption, and the 2 x 2 figure (PNG under out/figures)."
+    t = sensitivity_table(grid, data, instructions, n_boot=n_boot)
+    g = grid[(grid.data == data) & (grid.instructions == instructions)]
+    fig = sensitivity_figure(t, f"{data}, {instructions} requests: H@5 and N@5 as one setting varies (defaults starred)", Path(out)/'figures'/f"sensitivity-{data}.png")
+    import matplotlib.pyplot as plt; plt.close(fig)
+    cap = (f"**{data}**, requests: {instructions}; {run_facts(g.run)}. One setting varied at a time around the defaults "
+           f"({', '.join(f'{k}={getattr(AtomRecConfig(), k)}' for k in dict.fromkeys(t.setting))}); each point refits its rank agent on validation. "
+           f"diff N@5 and p: paired bootstrap ({n_boot} resamples) against the default run. seconds: fit + rank; memory 'reused': the point "
+           f"started from the default run's memory (read-time setting), so its seconds leave out the build.")
+    t = t.assign(p=t.p.map(lambda v: f"{v:.3f}"))
+    return cap + '\n\n' + t.to_markdown(index=False, floatfmt='.4f') + f"\n\nFigure: `figures/sensitivity-{data}.png`." 
+
 # %% ../nbs/17_analyses.ipynb #e2ff66c0
 def drift_markdown(grid:pd.DataFrame, data:str, out, instructions:str='intent', n_boot:int=2000, encoder=None)->str:
     "Drift groups of one data set: table per group and method, the gain over the coarse variant, and the figure (PNG under out/figures)."
@@ -146,5 +197,6 @@ def study_report(name:str, grid:pd.DataFrame, out, n_boot:int=2000)->str:
     datasets = list(dict.fromkeys(grid.data))
     if name == 'ablations': parts = [ablation_markdown(grid, d, n_boot=n_boot) for d in datasets]
     elif name == 'drift': parts = [drift_markdown(grid, d, out, n_boot=n_boot) for d in datasets]
-    else: raise AtomRecError(f"no report for study {name!r}; choose ablations or drift (main has its own table)")
+    elif name == 'sensitivity': parts = [sensitivity_markdown(grid, d, out, n_boot=n_boot) for d in datasets]
+    else: raise AtomRecError(f"no report for study {name!r}; choose ablations, drift or sensitivity (main has its own table)")
     return f"# {name}\n\n" + '\n\n'.join(parts)

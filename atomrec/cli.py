@@ -152,8 +152,9 @@ def main(argv=None):
     s.add_argument('--methods', nargs='+', default=['random', 'pop', 'itemknn', 'instruction', 'hybrid', 'atomrec'], help='methods to run (the references first: AtomRec must beat them)')
     s.add_argument('--quiet', action='store_true', help='no progress bars')
     s.set_defaults(fn=cmd_demo)
-    s = sub.add_parser('experiments', help="the paper's studies: the main table (Table 1), ablations (Table 2), preference drift (Figure 4)")
-    s.add_argument('--study', default='main', choices=['main', 'ablations', 'drift'], help="which study: its data sets, request modes and methods come from `STUDIES` unless given")
+    from atomrec.experiments import STUDIES
+    s = sub.add_parser('experiments', help="the paper's studies: the main table (Table 1), ablations (Table 2), sensitivity (Figure 3), preference drift (Figure 4)")
+    s.add_argument('--study', default='main', choices=list(STUDIES), help="which study: its data sets, request modes and methods come from `STUDIES` unless given")
     s.add_argument('--out', default='runs/main', help='experiment folder (benchmarks, runs, tables)'); s.add_argument('--datasets', nargs='+', help="datasets, one benchmark per request mode each (default: the study's)")
     s.add_argument('--instructions', nargs='+', help="request modes, one benchmark each (see `prepare --instructions`; default: the study's)")
     s.add_argument('--methods', nargs='+', help="methods to run (default: the study's; for main every baseline, the references and atomrec)")

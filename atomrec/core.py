@@ -83,7 +83,7 @@ def ablation_config(name:str, # a key of `ABLATIONS`
     if name not in ABLATIONS: raise AtomRecError(f"unknown ablation {name!r}; choose from {list(ABLATIONS)}")
     return (base or AtomRecConfig()).replace(**ABLATIONS[name])
 
-# %% ../nbs/00_core.ipynb #913318fe
+# %% ../nbs/00_core.ipynb #c007f1f5
 READ_TIME = ('hops', 'k_ret', 'max_expand', 'link_retrieval')   # config fields only the read path uses
 
 def write_config(cfg:AtomRecConfig)->dict:

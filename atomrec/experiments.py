@@ -13,8 +13,8 @@ from .runner import run, load_runs
 from .metrics import paired_bootstrap
 
 # %% auto #0
-__all__ = ['INSTRUCTION_FREE', 'BASELINES', 'ABLATION_METHODS', 'STUDIES', 'COLS', 'SHORT', 'llm_configured', 'default_methods',
-           'run_grid', 'main_table', 'caption', 'to_markdown']
+__all__ = ['INSTRUCTION_FREE', 'BASELINES', 'ABLATION_METHODS', 'SENSITIVITY', 'STUDIES', 'COLS', 'SHORT', 'llm_configured',
+           'default_methods', 'run_grid', 'sensitivity_methods', 'main_table', 'caption', 'to_markdown']
 
 # %% ../nbs/16_experiments.ipynb #ce7f7a20
 INSTRUCTION_FREE = ('random', 'pop', 'itemknn', 'bpr', 'lightgcn', 'sasrec')
@@ -29,9 +29,17 @@ def default_methods()->list[str]:
     return list(BASELINES) + ['atomrec'] + (['vanilla-llm', 'atomrec-llm'] if llm_configured() else [])
 
 def _spec(m:str)->tuple[str, dict]:
-    "Method name -> (registered method, options); 'atomrec-llm' is AtomRec with LLM agents, 'atomrec-<ablation>' a variant of `ABLATIONS`."
+    """Method name -> (registered method, options). 'atomrec-llm' is AtomRec with LLM agents, 'atomrec-<ablation>' a variant of
+    `ABLATIONS`, 'atomrec@<setting>=<value>' AtomRec with one setting changed. A variant that changes only read-time settings
+    (`READ_TIME`) reads the memory of the sibling 'atomrec' run (`memory_from`) instead of building its own."""
     if m == 'atomrec-llm': return 'atomrec', dict(agent='llm')
-    if m.startswith('atomrec-') and m[len('atomrec-'):] in ABLATIONS: return 'atomrec', dict(ablation=m[len('atomrec-'):])
+    if m.startswith('atomrec-') and m[len('atomrec-'):] in ABLATIONS:
+        a = m[len('atomrec-'):]
+        return 'atomrec', dict(ablation=a, **({'memory_from': 'atomrec'} if set(ABLATIONS[a]) <= set(READ_TIME) else {}))
+    if m.startswith('atomrec@'):
+        k, _, v = m[len('atomrec@'):].partition('=')
+        if k not in AtomRecConfig.__dataclass_fields__ or not v: raise AtomRecError(f"{m!r}: write atomrec@SETTING=VALUE with a setting of AtomRecConfig ({', '.join(AtomRecConfig.__dataclass_fields__)})")
+        return 'atomrec', dict(config={k: json.loads(v)}, **({'memory_from': 'atomrec'} if k in READ_TIME else {}))
     return m, {}
 
 def _same_cases(a:Bench, b:Bench)->bool:
@@ -59,17 +67,29 @@ def run_grid(out, # experiment folder: benches under out/bench, runs under out/r
                 if not (rd/'metrics.json').exists():
                     t = time.time()
                     if progress: print(f"[{time.strftime('%H:%M:%S')}] {m} on {name} ({ins})", flush=True)
-                    run(meth, benches[ins], rd, progress=progress, seed=seed, **o, **(opts or {}).get(m, {}))
+                    oi = dict(o)
+                    if 'memory_from' in oi:   # the sibling run's memory, if it finished (else a build of its own: the same predictions)
+                        src = rd.parent/oi.pop('memory_from')
+                        if (src/'memory-before.json').exists() and (src/'metrics.json').exists(): oi['memory_from'] = str(src)
+                    run(meth, benches[ins], rd, progress=progress, seed=seed, **oi, **(opts or {}).get(m, {}))
                 rows.append(dict(data=name, instructions=ins, method=m, run=str(rd)))
     return pd.DataFrame(rows)
 
 # %% ../nbs/16_experiments.ipynb #2832d5b9
 ABLATION_METHODS = ['atomrec'] + [f'atomrec-{a}' for a in ABLATIONS if a != 'full']
+SENSITIVITY = {'k_link': (5, 10, 20, 40), 'tau_evo': (0.5, 0.6, 0.7, 0.8, 0.9), 'hops': (0, 1, 2, 3), 'k_ret': (5, 10, 15, 25)}
+
+def sensitivity_methods(grid:dict=SENSITIVITY)->list[str]:
+    "'atomrec' (the defaults) and one 'atomrec@setting=value' per non-default value: one setting varied at a time."
+    d = AtomRecConfig()
+    return ['atomrec'] + [f'atomrec@{k}={v}' for k, vs in grid.items() for v in vs if v != getattr(d, k)]
+
 STUDIES = {
     'main': dict(datasets=('goodreads', 'scientific', 'ml-100k'), instructions=('intent', 'none'), methods=None),
     'ablations': dict(datasets=('goodreads', 'ml-100k'), instructions=('intent',), methods=ABLATION_METHODS),
     'drift': dict(datasets=('ml-100k', 'goodreads'), instructions=('intent',),
                   methods=['atomrec', 'atomrec-coarse-memory', 'sasrec', 'lightgcn', 'itemknn', 'hybrid', 'learned-blend']),
+    'sensitivity': dict(datasets=('goodreads',), instructions=('intent',), methods=sensitivity_methods()),
 }
 
 # %% ../nbs/16_experiments.ipynb #83ebe95f
