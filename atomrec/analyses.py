@@ -8,13 +8,14 @@ import numpy as np, pandas as pd
 from pathlib import Path
 from .core import *
 from .benchmark import Bench
-from .metrics import paired_bootstrap
+from .metrics import paired_bootstrap, ordered
 from .experiments import COLS, SHORT
 import json
 
 # %% auto #0
-__all__ = ['ablation_table', 'run_facts', 'ablation_markdown', 'preference_drift', 'drift_groups', 'drift_table', 'drift_figure',
-           'sensitivity_table', 'sensitivity_figure', 'sensitivity_markdown', 'drift_markdown', 'study_report']
+__all__ = ['COLORS', 'ablation_table', 'run_facts', 'ablation_markdown', 'preference_drift', 'drift_groups', 'drift_table',
+           'drift_figure', 'sensitivity_table', 'sensitivity_figure', 'sensitivity_markdown', 'case_choice',
+           'case_evidence', 'case_figure', 'drift_markdown', 'study_report']
 
 # %% ../nbs/17_analyses.ipynb #b7f5595a
 def _per_user(run)->pd.DataFrame: return pd.read_parquet(Path(run)/'per_user.parquet')
@@ -123,7 +124,7 @@ def drift_figure(per:pd.DataFrame, # first table of `drift_table`
     if path is not None: Path(path).parent.mkdir(parents=True, exist_ok=True); fig.savefig(path, dpi=120)
     return fig
 
-# %% ../nbs/17_analyses.ipynb #4db6cc59
+# %% ../nbs/17_analyses.ipynb #e0cb2467
 def sensitivity_table(grid:pd.DataFrame, # from `run_grid`: data, instructions, method, run
                       data:str, instructions:str='intent', default:str='atomrec', metric:str='ndcg@5', n_boot:int=2000)->pd.DataFrame:
     "One row per (setting, value), the default run at each setting's default: H@5, N@5, difference and p against the default, seconds, memory built or reused."
@@ -141,7 +142,7 @@ def sensitivity_table(grid:pd.DataFrame, # from `run_grid`: data, instructions, 
                              memory='reused' if j.get('options', {}).get('memory_from') else 'built'))
     return pd.DataFrame(rows)
 
-# %% ../nbs/17_analyses.ipynb #49564ec4
+# %% ../nbs/17_analyses.ipynb #cd0a777c
 def sensitivity_figure(tab:pd.DataFrame, # from `sensitivity_table`
                        title:str, path=None):
     "H@5 and N@5 against each setting's values, one panel per setting (2 x 2 for four), the default marked; saved to `path` if given."
@@ -159,7 +160,7 @@ def sensitivity_figure(tab:pd.DataFrame, # from `sensitivity_table`
     if path is not None: Path(path).parent.mkdir(parents=True, exist_ok=True); fig.savefig(path, dpi=120)
     return fig
 
-# %% ../nbs/17_analyses.ipynb #b2398e3d
+# %% ../nbs/17_analyses.ipynb #9315b280
 def sensitivity_markdown(grid:pd.DataFrame, data:str, out, instructions:str='intent', n_boot:int=2000)->str:
     "The sensitivity table of one data set with its caption, and the 2 x 2 figure (PNG under out/figures)."
     t = sensitivity_table(grid, data, instructions, n_boot=n_boot)
@@ -172,6 +173,104 @@ def sensitivity_markdown(grid:pd.DataFrame, data:str, out, instructions:str='int
            f"started from the default run's memory (read-time setting), so its seconds leave out the build.")
     t = t.assign(p=t.p.map(lambda v: f"{v:.3f}"))
     return cap + '\n\n' + t.to_markdown(index=False, floatfmt='.4f') + f"\n\nFigure: `figures/sensitivity-{data}.png`." 
+
+# %% ../nbs/17_analyses.ipynb #b0da034e
+def case_choice(grid:pd.DataFrame, data:str, drift:pd.Series, # user -> d_u (`preference_drift`)
+                instructions:str='intent', full:str='atomrec', coarse:str='atomrec-coarse-memory')->dict:
+    "The case-study user: the High-drift test user with the largest rank gain of `full` over `coarse` (ties: higher drift, then smaller id)."
+    g = grid[(grid.data == data) & (grid.instructions == instructions)]; runs = dict(zip(g.method, g.run))
+    missing = [m for m in (full, coarse) if m not in runs]
+    if missing: raise AtomRecError(f"the case study needs the {missing} run(s) for {data} ({instructions})")
+    rk = {m: _per_user(runs[m]).assign(user_id=lambda x: x.user_id.astype(str)).set_index('user_id')['rank'].astype(float).fillna(11.0) for m in (full, coarse)}
+    high = drift_groups(drift); high = high.index[high == 'High']
+    t = pd.DataFrame(dict(drift=drift.reindex(high), full=rk[full].reindex(high), coarse=rk[coarse].reindex(high))).dropna()
+    t['gain'] = t.coarse - t.full
+    t = t.reset_index(names='user_id').sort_values(['gain', 'drift', 'user_id'], ascending=[False, False, True])
+    r = t.iloc[0]
+    return dict(user=str(r.user_id), drift=float(r.drift), rank_full=int(r.full), rank_coarse=int(r.coarse), gain=int(r.gain), candidates_considered=len(t))
+
+# %% ../nbs/17_analyses.ipynb #2f46daeb
+def _changed(before:str, after:str)->dict:
+    "Field -> (before, after) for the revisable fields a log row changed (links as counts)."
+    b, a = json.loads(before or '{}'), json.loads(after or '{}')
+    out = {}
+    for k in sorted(set(a) | set(b)):
+        if a.get(k) != b.get(k): out[k] = (len(b.get(k) or []), len(a.get(k) or [])) if k == 'links' else (b.get(k), a.get(k))
+    return out
+
+def case_evidence(run, # a finished AtomRec run folder (its memory-<split>/ and ranker)
+                  bench:Bench, user:str, split:str='test', encoder=None)->dict:
+    "One case re-ranked from the run's memory: ranking (checked against the saved prediction), target rank, target paths and their notes, the user's notes, their revisions."
+    from atomrec.memory import AtomRec, embedding_cache_dir
+    from atomrec.agents import LearnedRecAgent, RuleRecAgent
+    run = Path(run); case = bench.cases(split).set_index('user_id').loc[user]
+    rec = LearnedRecAgent.load(run/'ranker.txt') if (run/'ranker.txt').exists() else RuleRecAgent(read_json(run/'weights.json')['weights'])
+    if encoder is None:
+        from atomrec.encoder import Encoder
+        encoder = Encoder(cache_path=embedding_cache_dir())
+    saved = pd.read_parquet(run/'predictions.parquet').assign(user_id=lambda x: x.user_id.astype(str)).set_index('user_id').loc[user]
+    with AtomRec.open(run/f'memory-{split}', items=bench.items, encoder=encoder, rec_agent=rec, progress=False) as ar:
+        r = ar.recommend(user, list(case.candidates), case.instruction or None)
+        o = ordered(pd.DataFrame(dict(user_id=[user], ranking=[r.ranking], scores=[r.scores])), read_json(run/'metrics.json')['seed'])
+        r.ranking = list(o.ranking.iloc[0])                           # ties broken as the harness broke them
+        if list(map(str, r.ranking)) != list(map(str, saved.ranking)) or not np.allclose(o.scores.iloc[0], saved.scores, atol=1e-6):
+            raise AtomRecError(f"{run}: re-ranking user {user} from the memory gave {r.ranking}, the run saved {list(saved.ranking)}: the memory changed after the run")
+        target = str(case.target); paths = r.paths.get(target, [])
+        ids = list(dict.fromkeys(i for p in paths for i in p['nodes']))
+        nodes = {i: ar.store.get(i) for i in ids if i in ar.store}
+        own = ar.store.notes_of(user, kind='user')
+        title = lambda i: str(ar.items.at[i, 'title']) if ar.items is not None and i in ar.items.index else i
+        notes = pd.DataFrame([dict(note=n.id, time=n.timestamp, item=n.item_id, title=title(n.item_id), keywords=', '.join(n.keywords),
+                                   tags=', '.join(n.tags), context=n.context, links=len(n.links), version=n.version) for n in own])
+        log = ar.log.read(); log = log[log.note_id.isin(set(notes.note) if len(notes) else set())]
+        revs = pd.DataFrame([dict(note=nid, version=v, cause=c, field=k, before=b, after=a)
+                             for nid, v, c, bf, af in zip(log.note_id, log.version, log.cause, log.before, log.after)
+                             for k, (b, a) in _changed(bf, af).items()], columns=['note', 'version', 'cause', 'field', 'before', 'after'])
+        labels = {i: (f"{n.owner}: summary" if n.id.endswith(':summary') else f"{n.owner}: {title(n.item_id)}" if n.kind == 'user' else f"item: {title(n.owner)}")
+                  for i, n in nodes.items()}
+        about = {ar.item_note_id(target), *ar._item_user_notes.get(target, [])}   # the target's item note and the notes about it (a summary, in coarse memory)
+        kinds = {i: ('target' if i in about else 'own' if n.kind == 'user' and n.owner == user else
+                     'other user' if n.kind == 'user' else 'item') for i, n in nodes.items()}
+    rank = [str(x) for x in r.ranking].index(target) + 1 if target in map(str, r.ranking) else None
+    return dict(user=user, target=target, target_title=title(target), rank=rank, ranking=[str(x) for x in r.ranking], paths=paths,
+                labels=labels, kinds=kinds, notes=notes, revisions=revs, memory=read_json(run/f'memory-{split}'/'memory.json')['config']['memory'])
+
+# %% ../nbs/17_analyses.ipynb #331795e4
+COLORS = {'own': '#4c72b0', 'other user': '#9a9a9a', 'item': '#dd8452', 'target': '#c44e52'}
+
+def _short(s, n:int=28)->str: s = str(s); return s if len(s) <= n else s[:n - 1] + '…'
+
+def case_figure(cases:dict, # run name -> `case_evidence` of the same user in that run
+                title:str, path=None, recent:int=8):
+    "The case as one figure: the user's notes over time (fields, revisions), a few revisions, and an evidence graph per run."
+    import matplotlib.pyplot as plt, networkx as nx
+    first = next(iter(cases.values())); notes, revs = first['notes'].tail(recent), first['revisions']
+    fig = plt.figure(figsize=(5 * max(len(cases), 2), 7.5)); gs = fig.add_gridspec(2, len(cases), height_ratios=[0.75, 1.25])
+    ax = fig.add_subplot(gs[0, :]); ax.axis('off')
+    nrev = revs.groupby('note').version.nunique() if len(revs) else pd.Series(dtype=int)
+    lines = [f"{k + 1:>2}. {_short(r.title, 34):<34} | kw: {_short(r.keywords, 34):<34} | tags: {_short(r.tags, 22):<22} | ctx: {_short(r.context, 40):<40} | revised {int(nrev.get(r.note, 0))}x"
+             for k, r in enumerate(notes.itertuples())]
+    shown = pd.concat([revs[revs.field != 'links'].tail(4), revs[revs.field == 'links'].tail(2)])
+    lines += ['', f"revisions (before -> after; {len(revs)} field changes in all, links as counts):"] + [f"  {_short(r.note, 22)} v{r.version} {r.field}: {_short(r.before, 45)} -> {_short(r.after, 45)}" for r in shown.itertuples()]
+    ax.text(0, 1, f"user {first['user']}: the {len(notes)} most recent of {len(first['notes'])} notes, oldest first; target: {_short(first['target_title'], 50)}\n\n" + '\n'.join(lines),
+            va='top', ha='left', family='monospace', fontsize=6.5, transform=ax.transAxes)
+    for k, (name, c) in enumerate(cases.items()):
+        axg = fig.add_subplot(gs[1, k]); G = nx.DiGraph()
+        for p in c['paths']:
+            G.add_nodes_from(p['nodes'])
+            for a, b, rel in zip(p['nodes'], p['nodes'][1:], p['relations']): G.add_edge(a, b, rel=_short(rel, 24))
+        rank = c['rank'] if c['rank'] is not None else 'miss'
+        axg.set_title(f"{name}: target at rank {rank}\n{len(c['paths'])} evidence path(s) reach it", fontsize=8); axg.axis('off')
+        if not len(G): continue
+        pos = nx.spring_layout(G, seed=0)
+        nx.draw_networkx_nodes(G, pos, ax=axg, node_size=260, node_color=[COLORS[c['kinds'].get(n, 'item')] for n in G])
+        nx.draw_networkx_edges(G, pos, ax=axg, arrows=True, arrowsize=10, edge_color='#555555')
+        nx.draw_networkx_labels(G, pos, {n: _short(c['labels'].get(n, n), 22) for n in G}, ax=axg, font_size=6)
+        nx.draw_networkx_edge_labels(G, pos, nx.get_edge_attributes(G, 'rel'), ax=axg, font_size=5)
+    handles = [plt.Line2D([], [], marker='o', ls='', color=v, label=k) for k, v in COLORS.items()]
+    fig.legend(handles=handles, loc='lower center', ncol=4, fontsize=7); fig.suptitle(title, fontsize=9)
+    if path is not None: Path(path).parent.mkdir(parents=True, exist_ok=True); fig.savefig(path, dpi=120)
+    return fig
 
 # %% ../nbs/17_analyses.ipynb #e2ff66c0
 def drift_markdown(grid:pd.DataFrame, data:str, out, instructions:str='intent', n_boot:int=2000, encoder=None)->str:

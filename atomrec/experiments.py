@@ -90,6 +90,7 @@ STUDIES = {
     'drift': dict(datasets=('ml-100k', 'goodreads'), instructions=('intent',),
                   methods=['atomrec', 'atomrec-coarse-memory', 'sasrec', 'lightgcn', 'itemknn', 'hybrid', 'learned-blend']),
     'sensitivity': dict(datasets=('goodreads',), instructions=('intent',), methods=sensitivity_methods()),
+    'case': dict(datasets=('ml-100k',), instructions=('intent',), methods=['atomrec', 'atomrec-no-link-retrieval', 'atomrec-coarse-memory']),
 }
 
 # %% ../nbs/16_experiments.ipynb #83ebe95f
