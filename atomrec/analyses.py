@@ -13,9 +13,11 @@ from .experiments import COLS, SHORT
 import json
 
 # %% auto #0
-__all__ = ['COLORS', 'ablation_table', 'run_facts', 'ablation_markdown', 'preference_drift', 'drift_groups', 'drift_table',
-           'drift_figure', 'sensitivity_table', 'sensitivity_figure', 'sensitivity_markdown', 'case_choice',
-           'case_evidence', 'case_figure', 'drift_markdown', 'study_report']
+__all__ = ['COLORS', 'CASE_RUNS', 'MEMORY_SIDE', 'ONLINE', 'ablation_table', 'run_facts', 'ablation_markdown', 'preference_drift',
+           'drift_groups', 'drift_table', 'drift_figure', 'sensitivity_table', 'sensitivity_figure',
+           'sensitivity_markdown', 'case_choice', 'case_evidence', 'case_figure', 'case_study', 'case_markdown',
+           'llm_cost_table', 'cost_summary', 'cost_points', 'cost_figure', 'paper_history', 'cost_markdown',
+           'drift_markdown', 'study_report']
 
 # %% ../nbs/17_analyses.ipynb #b7f5595a
 def _per_user(run)->pd.DataFrame: return pd.read_parquet(Path(run)/'per_user.parquet')
@@ -174,7 +176,7 @@ def sensitivity_markdown(grid:pd.DataFrame, data:str, out, instructions:str='int
     t = t.assign(p=t.p.map(lambda v: f"{v:.3f}"))
     return cap + '\n\n' + t.to_markdown(index=False, floatfmt='.4f') + f"\n\nFigure: `figures/sensitivity-{data}.png`." 
 
-# %% ../nbs/17_analyses.ipynb #b0da034e
+# %% ../nbs/17_analyses.ipynb #193b559d
 def case_choice(grid:pd.DataFrame, data:str, drift:pd.Series, # user -> d_u (`preference_drift`)
                 instructions:str='intent', full:str='atomrec', coarse:str='atomrec-coarse-memory')->dict:
     "The case-study user: the High-drift test user with the largest rank gain of `full` over `coarse` (ties: higher drift, then smaller id)."
@@ -189,7 +191,7 @@ def case_choice(grid:pd.DataFrame, data:str, drift:pd.Series, # user -> d_u (`pr
     r = t.iloc[0]
     return dict(user=str(r.user_id), drift=float(r.drift), rank_full=int(r.full), rank_coarse=int(r.coarse), gain=int(r.gain), candidates_considered=len(t))
 
-# %% ../nbs/17_analyses.ipynb #2f46daeb
+# %% ../nbs/17_analyses.ipynb #c1ccf30e
 def _changed(before:str, after:str)->dict:
     "Field -> (before, after) for the revisable fields a log row changed (links as counts)."
     b, a = json.loads(before or '{}'), json.loads(after or '{}')
@@ -235,7 +237,7 @@ def case_evidence(run, # a finished AtomRec run folder (its memory-<split>/ and 
     return dict(user=user, target=target, target_title=title(target), rank=rank, ranking=[str(x) for x in r.ranking], paths=paths,
                 labels=labels, kinds=kinds, notes=notes, revisions=revs, memory=read_json(run/f'memory-{split}'/'memory.json')['config']['memory'])
 
-# %% ../nbs/17_analyses.ipynb #331795e4
+# %% ../nbs/17_analyses.ipynb #046dc937
 COLORS = {'own': '#4c72b0', 'other user': '#9a9a9a', 'item': '#dd8452', 'target': '#c44e52'}
 
 def _short(s, n:int=28)->str: s = str(s); return s if len(s) <= n else s[:n - 1] + '…'
@@ -272,6 +274,132 @@ def case_figure(cases:dict, # run name -> `case_evidence` of the same user in th
     if path is not None: Path(path).parent.mkdir(parents=True, exist_ok=True); fig.savefig(path, dpi=120)
     return fig
 
+# %% ../nbs/17_analyses.ipynb #884374ca
+CASE_RUNS = {'full': 'atomrec', 'no link retrieval': 'atomrec-no-link-retrieval', 'coarse memory': 'atomrec-coarse-memory'}
+
+def case_study(grid:pd.DataFrame, data:str, out, instructions:str='intent', runs:dict=CASE_RUNS)->tuple[dict, dict]:
+    "(the chosen user by `case_choice`, run label -> `case_evidence`) for the runs of `runs` in the grid; writes out/figures/case-DATA.png."
+    g = grid[(grid.data == data) & (grid.instructions == instructions)]; by = dict(zip(g.method, g.run))
+    bench = Bench(Path(out)/'bench'/f"{data}-{instructions}")
+    choice = case_choice(grid, data, preference_drift(bench), instructions)
+    cases = {k: case_evidence(by[m], bench, choice['user']) for k, m in runs.items() if m in by}
+    fig = case_figure(cases, f"{data}, {instructions} requests; {run_facts(g.run)}; user {choice['user']} (drift {choice['drift']:.3f}, "
+                      f"High tertile), chosen by the rule: largest rank gain of full over coarse memory", Path(out)/'figures'/f"case-{data}.png")
+    import matplotlib.pyplot as plt; plt.close(fig)
+    return choice, cases
+
+def case_markdown(grid:pd.DataFrame, data:str, out, instructions:str='intent')->str:
+    "The case study as markdown: the rule's choice, the target's rank per run, the user's notes, their revisions, the paths to the target."
+    choice, cases = case_study(grid, data, out, instructions)
+    c = next(iter(cases.values()))
+    txt = [f"**{data}**, requests: {instructions}. Rule (fixed before looking): among High-drift test users, the largest rank gain of full "
+           f"AtomRec over its coarse-memory variant (ties: higher drift, then smaller id); {choice['candidates_considered']} High-drift users considered. "
+           f"Chosen: user {choice['user']} (drift {choice['drift']:.3f}). Target: **{c['target_title']}**; its rank: " +
+           ', '.join(f"{k} {v['rank'] or 'miss'}" for k, v in cases.items()) + f". Figure: `figures/case-{data}.png`.",
+           "The user's 10 most recent notes, current fields:\n\n" + c['notes'].tail(10).drop(columns=['note']).to_markdown(index=False),
+           f"Field-level revisions of the user's notes ({len(c['revisions'])} in all; the last 12, links as counts):\n\n" + c['revisions'].tail(12).to_markdown(index=False)]
+    for k, v in cases.items():
+        txt.append(f"Paths to the target, **{k}** (rank {v['rank'] or 'miss'}):\n\n" + ('\n'.join(
+            f"- {p['kind']}: " + ' → '.join(v['labels'].get(n, n) for n in p['nodes']) + (f" ({'; '.join(p['relations'])})" if p['relations'] else '')
+            for p in v['paths']) or '- none'))
+    return '\n\n'.join(txt)
+
+# %% ../nbs/17_analyses.ipynb #63af0a29
+MEMORY_SIDE, ONLINE = ('construct', 'link', 'evolve'), ('synthesise', 'rank')
+
+def llm_cost_table(run, # a finished run of an LLM method (its metrics.json has `stats.llm`)
+                   price_model:str='gpt-4o-mini', # whose prices the token counts are projected at (`PRICES`)
+                   interactions:float|None=None, # history per user to project the memory side to (default: what the run wrote)
+                   users:int=1000, # users of the projection
+                  )->pd.DataFrame:
+    "Per stage: side, calls / prompt / completion tokens per user, measured USD per user, and the projection at `price_model` for `users` users."
+    from atomrec.llm import price_of
+    j = read_json(Path(run)/'metrics.json'); st = j.get('stats', {}).get('llm')
+    if not isinstance(st, dict) or not st.get('stages'): raise DataError("no LLM ledger in metrics.json (stats.llm): not an LLM run", Path(run)/'metrics.json')
+    n = j['users']; pin, pout = price_of(price_model)
+    wrote = (j['stats'].get('memories', {}).get(j['split'], {}).get('user_notes') or 0) / n   # interactions written per user
+    scale = (interactions / wrote) if interactions and wrote else 1.0
+    rows = []
+    for s, d in st['stages'].items():
+        side = 'memory' if s in MEMORY_SIDE else 'online' if s in ONLINE else 'other'
+        p, c = d.get('prompt_tokens', 0) / n, d.get('completion_tokens', 0) / n
+        usd = (p * pin + c * pout) / 1e6
+        k = scale if side == 'memory' else 1.0
+        rows.append(dict(method=j['method'], backend=j['backend'], data=j['data'], users=n, stage=s, side=side,
+                         calls_per_user=d.get('calls', 0) / n, cache_hits_per_user=d.get('cache_hits', 0) / n,
+                         prompt_tokens_per_user=p, completion_tokens_per_user=c, measured_usd_per_user=d.get('cost_usd', 0) / n,
+                         **{f'{price_model}_usd_per_user': usd, f'{price_model}_usd_{users}_users': usd * k * users}))
+    return pd.DataFrame(rows)
+
+def cost_summary(tab:pd.DataFrame)->pd.DataFrame:
+    "Per run (method, backend, data) and side: the stage rows of `llm_cost_table` summed, plus an `all` row."
+    keys = ['method', 'backend', 'data', 'users']
+    num = [c for c in tab.columns if c not in keys + ['stage', 'side']]
+    by = tab.groupby(keys + ['side'], sort=False)[num].sum().reset_index()
+    tot = tab.groupby(keys, sort=False)[num].sum().reset_index().assign(side='all')
+    return pd.concat([by, tot], ignore_index=True)
+
+# %% ../nbs/17_analyses.ipynb #8b9ce95f
+def cost_points(runs:dict, # label -> run folder
+                price_model:str='gpt-4o-mini', interactions:dict|None=None, # label -> history per user to project LLM memory work to
+                common:bool=True, # score every run on the users all runs share
+               )->pd.DataFrame:
+    "One row per run: method, backend, users scored, N@5 on them, projected USD and wall seconds per 1,000 users."
+    pu = {k: _per_user(r).assign(user_id=lambda x: x.user_id.astype(str)).set_index('user_id') for k, r in runs.items()}
+    shared = set.intersection(*[set(p.index) for p in pu.values()]) if common else None
+    rows = []
+    for k, r in runs.items():
+        j = read_json(Path(r)/'metrics.json'); p = pu[k] if shared is None else pu[k].loc[sorted(shared)]
+        llm = isinstance(j.get('stats', {}).get('llm'), dict) and j['stats']['llm'].get('stages')
+        usd = llm_cost_table(r, price_model, (interactions or {}).get(k))[f'{price_model}_usd_1000_users'].sum() if llm else 0.0
+        rows.append(dict(label=k, method=j['method'], backend=j['backend'], users=len(p), run_users=j['users'], ndcg5=float(p['ndcg@5'].mean()),
+                         usd_1000_users=float(usd), seconds_1000_users=(j['fit_seconds'] + j['rank_seconds']) / j['users'] * 1000))
+    return pd.DataFrame(rows)
+
+def cost_figure(points:pd.DataFrame, title:str, path=None, price_model:str='gpt-4o-mini'):
+    "N@5 against projected USD per 1,000 users and against wall seconds per 1,000 users, one labelled point per run."
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    for ax, col, lab in ((axes[0], 'usd_1000_users', f'projected USD per 1,000 users ({price_model} prices; 0 = no LLM)'),
+                         (axes[1], 'seconds_1000_users', 'wall seconds per 1,000 users (fit + rank, this CPU)')):
+        for r in points.itertuples():
+            ax.scatter(getattr(r, col), r.ndcg5, c='#c44e52' if r.backend.startswith('llm') else '#4c72b0', s=28)
+            ax.annotate(r.label, (getattr(r, col), r.ndcg5), fontsize=6, xytext=(3, 3), textcoords='offset points')
+        ax.set_xscale('symlog', linthresh=1e-2 if col.startswith('usd') else 1.0); ax.set_xlabel(lab, fontsize=8); ax.set_ylabel('NDCG@5'); ax.grid(alpha=.3)
+    fig.suptitle(title, fontsize=9); fig.tight_layout()
+    if path is not None: Path(path).parent.mkdir(parents=True, exist_ok=True); fig.savefig(path, dpi=120)
+    return fig
+
+# %% ../nbs/17_analyses.ipynb #4793b4c9
+def paper_history(bench:Bench, cap:int=50, split:str='test')->float:
+    "Mean pre-target history per test user, at most `cap` (AtomRec's `max_history`): what the paper's setting writes to memory per user."
+    return float(bench.cases(split).history.map(lambda h: min(len(h), cap)).mean())
+
+def cost_markdown(grid:pd.DataFrame, # the LLM runs (`STUDIES['cost']`)
+                  data:str, out, # the experiment folder whose runs/DATA-MODE/* are the other methods
+                  instructions:str='intent', price_model:str='gpt-4o-mini')->str:
+    "Per-stage LLM cost of the LLM runs, memory-side and online, measured and projected; the cost-performance points and figure."
+    out = Path(out); g = grid[(grid.data == data) & (grid.instructions == instructions)]
+    bench = Bench(out/'bench'/f"{data}-{instructions}") if (out/'bench'/f"{data}-{instructions}").exists() else Bench(read_json(Path(g.run.iloc[0])/'metrics.json')['bench'])
+    h = paper_history(bench)
+    tabs = pd.concat([llm_cost_table(r, price_model, h) for r in g.run], ignore_index=True)
+    others = {p.name: str(p) for p in sorted((out/'runs'/f"{data}-{instructions}").glob('*')) if (p/'metrics.json').exists()}
+    runs = {**{f"{m} ({read_json(Path(r)/'metrics.json')['backend']})": r for m, r in zip(g.method, g.run)}, **others}
+    pts = cost_points(runs, price_model, {k: h for k in runs})
+    fig = cost_figure(pts, f"{data}, {instructions} requests: NDCG@5 against cost, on the {pts.users.min()} users every run shares", out/'figures'/f"cost-{data}.png", price_model)
+    import matplotlib.pyplot as plt; plt.close(fig)
+    cols = ['method', 'backend', 'stage', 'side', 'calls_per_user', 'cache_hits_per_user', 'prompt_tokens_per_user', 'completion_tokens_per_user',
+            'measured_usd_per_user', f'{price_model}_usd_per_user', f'{price_model}_usd_1000_users']
+    cap = (f"**{data}**, requests: {instructions}; LLM runs: {run_facts(g.run)}. Per evaluated user, per stage; measured cost is the "
+           f"ledger's (0 on a local model); `{price_model}` columns price the same tokens at {price_model}'s rates. The 1,000-user projection "
+           f"scales the memory side from the interactions each run wrote per user to {h:.1f} (the benchmark's mean history, at most 50, "
+           f"the paper's setting); online work (synthesise, rank) is per request and is not scaled.")
+    fmt = lambda t: t.to_markdown(index=False, floatfmt='.4g')
+    return (cap + '\n\n' + fmt(tabs[cols]) + '\n\nBy side:\n\n' + fmt(cost_summary(tabs)[['method', 'backend', 'side', 'calls_per_user', 'prompt_tokens_per_user',
+            'completion_tokens_per_user', f'{price_model}_usd_1000_users']]) +
+            f"\n\nCost against accuracy (NDCG@5 on the {pts.users.min()} users every run shares; rule agents and trained models call no LLM, so cost 0; "
+            f"seconds: fit + rank wall time per 1,000 users on this machine):\n\n" + fmt(pts) + f"\n\nFigure: `figures/cost-{data}.png`.")
+
 # %% ../nbs/17_analyses.ipynb #e2ff66c0
 def drift_markdown(grid:pd.DataFrame, data:str, out, instructions:str='intent', n_boot:int=2000, encoder=None)->str:
     "Drift groups of one data set: table per group and method, the gain over the coarse variant, and the figure (PNG under out/figures)."
@@ -297,5 +425,7 @@ def study_report(name:str, grid:pd.DataFrame, out, n_boot:int=2000)->str:
     if name == 'ablations': parts = [ablation_markdown(grid, d, n_boot=n_boot) for d in datasets]
     elif name == 'drift': parts = [drift_markdown(grid, d, out, n_boot=n_boot) for d in datasets]
     elif name == 'sensitivity': parts = [sensitivity_markdown(grid, d, out, n_boot=n_boot) for d in datasets]
-    else: raise AtomRecError(f"no report for study {name!r}; choose ablations, drift or sensitivity (main has its own table)")
+    elif name == 'cost': parts = [cost_markdown(grid, d, out) for d in datasets]
+    elif name == 'case': parts = [case_markdown(grid, d, out) for d in datasets]
+    else: raise AtomRecError(f"no report for study {name!r}; choose ablations, drift, sensitivity, case or cost (main has its own table)")
     return f"# {name}\n\n" + '\n\n'.join(parts)

@@ -92,8 +92,9 @@ def cmd_experiments(a):
     from atomrec.experiments import run_grid, main_table, caption, to_markdown, STUDIES
     t0 = time.time()
     st = STUDIES[a.study]
-    grid = run_grid(a.out, datasets=a.datasets or st['datasets'], instructions=a.instructions or st['instructions'],
-                    methods=a.methods or st['methods'], users=a.users, seed=a.seed, progress=not a.quiet)
+    grid = run_grid(Path(a.out)/st.get('out', '.'), datasets=a.datasets or st['datasets'], instructions=a.instructions or st['instructions'],
+                    methods=a.methods or st['methods'], users=st.get('users', 1000) if a.users is None else a.users, seed=a.seed,
+                    opts=st.get('opts'), progress=not a.quiet)
     if a.study != 'main':
         from atomrec.analyses import study_report
         txt = study_report(a.study, grid, a.out) + f"\n\nWall time of this command: {time.time() - t0:.0f} s (finished runs are read, not redone)."
@@ -158,7 +159,7 @@ def main(argv=None):
     s.add_argument('--out', default='runs/main', help='experiment folder (benchmarks, runs, tables)'); s.add_argument('--datasets', nargs='+', help="datasets, one benchmark per request mode each (default: the study's)")
     s.add_argument('--instructions', nargs='+', help="request modes, one benchmark each (see `prepare --instructions`; default: the study's)")
     s.add_argument('--methods', nargs='+', help="methods to run (default: the study's; for main every baseline, the references and atomrec)")
-    s.add_argument('--users', type=int, default=1000, help='evaluation users per dataset (0: all)'); s.add_argument('--seed', type=int, default=0, help='benchmark and method seed')
+    s.add_argument('--users', type=int, help="evaluation users per dataset (0: all; default: the study's, 1000 but for cost)"); s.add_argument('--seed', type=int, default=0, help='benchmark and method seed')
     s.add_argument('--quiet', action='store_true', help='no progress bars'); s.set_defaults(fn=cmd_experiments)
     a = p.parse_args(argv)
     if threading.current_thread() is threading.main_thread():  # `kill` ends a run like Ctrl-C: servers stop, ledgers are saved

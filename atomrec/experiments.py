@@ -91,6 +91,9 @@ STUDIES = {
                   methods=['atomrec', 'atomrec-coarse-memory', 'sasrec', 'lightgcn', 'itemknn', 'hybrid', 'learned-blend']),
     'sensitivity': dict(datasets=('goodreads',), instructions=('intent',), methods=sensitivity_methods()),
     'case': dict(datasets=('ml-100k',), instructions=('intent',), methods=['atomrec', 'atomrec-no-link-retrieval', 'atomrec-coarse-memory']),
+    # the LLM methods on the embedded local model (`make llm`), 30 users, in OUT/llm; the report also reads OUT/runs/ml-100k-intent
+    'cost': dict(datasets=('ml-100k',), instructions=('intent',), methods=['vanilla-llm', 'atomrec-llm'], users=30, out='llm',
+                 opts={'atomrec-llm': dict(max_history=3, llm=dict(local='smollm2')), 'vanilla-llm': dict(llm=dict(local='smollm2'))}),
 }
 
 # %% ../nbs/16_experiments.ipynb #83ebe95f
