@@ -176,7 +176,7 @@ def sensitivity_markdown(grid:pd.DataFrame, data:str, out, instructions:str='int
     t = t.assign(p=t.p.map(lambda v: f"{v:.3f}"))
     return cap + '\n\n' + t.to_markdown(index=False, floatfmt='.4f') + f"\n\nFigure: `figures/sensitivity-{data}.png`." 
 
-# %% ../nbs/17_analyses.ipynb #193b559d
+# %% ../nbs/17_analyses.ipynb #4be2af5a
 def case_choice(grid:pd.DataFrame, data:str, drift:pd.Series, # user -> d_u (`preference_drift`)
                 instructions:str='intent', full:str='atomrec', coarse:str='atomrec-coarse-memory')->dict:
     "The case-study user: the High-drift test user with the largest rank gain of `full` over `coarse` (ties: higher drift, then smaller id)."
@@ -191,7 +191,7 @@ def case_choice(grid:pd.DataFrame, data:str, drift:pd.Series, # user -> d_u (`pr
     r = t.iloc[0]
     return dict(user=str(r.user_id), drift=float(r.drift), rank_full=int(r.full), rank_coarse=int(r.coarse), gain=int(r.gain), candidates_considered=len(t))
 
-# %% ../nbs/17_analyses.ipynb #c1ccf30e
+# %% ../nbs/17_analyses.ipynb #88987ae9
 def _changed(before:str, after:str)->dict:
     "Field -> (before, after) for the revisable fields a log row changed (links as counts)."
     b, a = json.loads(before or '{}'), json.loads(after or '{}')
@@ -237,7 +237,7 @@ def case_evidence(run, # a finished AtomRec run folder (its memory-<split>/ and 
     return dict(user=user, target=target, target_title=title(target), rank=rank, ranking=[str(x) for x in r.ranking], paths=paths,
                 labels=labels, kinds=kinds, notes=notes, revisions=revs, memory=read_json(run/f'memory-{split}'/'memory.json')['config']['memory'])
 
-# %% ../nbs/17_analyses.ipynb #046dc937
+# %% ../nbs/17_analyses.ipynb #db6e995a
 COLORS = {'own': '#4c72b0', 'other user': '#9a9a9a', 'item': '#dd8452', 'target': '#c44e52'}
 
 def _short(s, n:int=28)->str: s = str(s); return s if len(s) <= n else s[:n - 1] + '…'
@@ -274,7 +274,7 @@ def case_figure(cases:dict, # run name -> `case_evidence` of the same user in th
     if path is not None: Path(path).parent.mkdir(parents=True, exist_ok=True); fig.savefig(path, dpi=120)
     return fig
 
-# %% ../nbs/17_analyses.ipynb #884374ca
+# %% ../nbs/17_analyses.ipynb #be1506f6
 CASE_RUNS = {'full': 'atomrec', 'no link retrieval': 'atomrec-no-link-retrieval', 'coarse memory': 'atomrec-coarse-memory'}
 
 def case_study(grid:pd.DataFrame, data:str, out, instructions:str='intent', runs:dict=CASE_RUNS)->tuple[dict, dict]:
@@ -304,7 +304,7 @@ def case_markdown(grid:pd.DataFrame, data:str, out, instructions:str='intent')->
             for p in v['paths']) or '- none'))
     return '\n\n'.join(txt)
 
-# %% ../nbs/17_analyses.ipynb #63af0a29
+# %% ../nbs/17_analyses.ipynb #d5b863d5
 MEMORY_SIDE, ONLINE = ('construct', 'link', 'evolve'), ('synthesise', 'rank')
 
 def llm_cost_table(run, # a finished run of an LLM method (its metrics.json has `stats.llm`)
@@ -339,7 +339,7 @@ def cost_summary(tab:pd.DataFrame)->pd.DataFrame:
     tot = tab.groupby(keys, sort=False)[num].sum().reset_index().assign(side='all')
     return pd.concat([by, tot], ignore_index=True)
 
-# %% ../nbs/17_analyses.ipynb #8b9ce95f
+# %% ../nbs/17_analyses.ipynb #9b95a2f7
 def cost_points(runs:dict, # label -> run folder
                 price_model:str='gpt-4o-mini', interactions:dict|None=None, # label -> history per user to project LLM memory work to
                 common:bool=True, # score every run on the users all runs share
@@ -370,7 +370,7 @@ def cost_figure(points:pd.DataFrame, title:str, path=None, price_model:str='gpt-
     if path is not None: Path(path).parent.mkdir(parents=True, exist_ok=True); fig.savefig(path, dpi=120)
     return fig
 
-# %% ../nbs/17_analyses.ipynb #4793b4c9
+# %% ../nbs/17_analyses.ipynb #28d60910
 def paper_history(bench:Bench, cap:int=50, split:str='test')->float:
     "Mean pre-target history per test user, at most `cap` (AtomRec's `max_history`): what the paper's setting writes to memory per user."
     return float(bench.cases(split).history.map(lambda h: min(len(h), cap)).mean())

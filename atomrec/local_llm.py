@@ -83,6 +83,11 @@ if ppid:
     try: ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)
     except (OSError, AttributeError): pass
     if os.getppid() != ppid: sys.exit(0)
+if os.environ.get('ATOMREC_LLAMA_EXTRA_BUFFERS') != '1':   # no repacked / AMX weight buffers (see `LocalLLM`)
+    import llama_cpp.llama_cpp as _lc   # the module whose function `Llama` calls
+    _defaults = _lc.llama_model_default_params
+    def _no_extra(): p = _defaults(); p.use_extra_bufts = False; return p
+    if hasattr(_defaults(), 'use_extra_bufts'): _lc.llama_model_default_params = _no_extra
 runpy.run_module('llama_cpp.server', run_name='__main__', alter_sys=True)
 """
 
@@ -96,11 +101,13 @@ class LocalLLM:
                  n_threads:int|None=None, # CPU threads for generation and prompt processing (default: llama.cpp's choice)
                  log_path:str|Path|None=None, # server log (default: a temporary file)
                  extra_args:list|None=None, # more `llama_cpp.server` arguments
+                 extra_buffers:bool=False, # let llama.cpp repack weights into its extra CPU buffers (AMX, AVX-512 repacks)
                 ):
         self.gguf = find_gguf(model)
         self.model = str(model) if str(model) in MODELS else Path(model).stem
         self.n_ctx, self.port, self.startup_timeout, self.n_threads = n_ctx, port, startup_timeout, n_threads
         self.log_path, self.extra_args, self.proc, self.startup_seconds = log_path, list(extra_args or []), None, None
+        self.extra_buffers = extra_buffers
 
     @property
     def base_url(self) -> str: return f'http://127.0.0.1:{self.port}/v1'
@@ -132,7 +139,7 @@ class LocalLLM:
         if self.log_path is None:  # a temporary log, removed with the server
             tmpdir = tempfile.mkdtemp(prefix='atomrec-llama-'); self.log_path = Path(tmpdir) / 'server.log'
         log = open(self.log_path, 'ab')
-        env = {**os.environ, 'HF_HUB_OFFLINE': '1'}
+        env = {**os.environ, 'HF_HUB_OFFLINE': '1', 'ATOMREC_LLAMA_EXTRA_BUFFERS': '1' if self.extra_buffers else '0'}
         # started from the main thread, the server also dies if this process is killed outright
         guard = sys.platform == 'linux' and threading.current_thread() is threading.main_thread()
         cmd = [sys.executable, '-c', _LAUNCH, str(os.getpid() if guard else 0)] + self.command()[3:]
