@@ -228,8 +228,11 @@ class AtomRec:
         if self.cfg.memory == 'coarse':   # each user's summary is rewritten once per call, to the text it ends the call with
             by_user = defaultdict(list)
             for r in recs: by_user[r[1]].append(r)
-            for u, rs in sorted(by_user.items(), key=lambda kv: kv[1][-1][3]):   # in order of each user's last interaction
-                nid = self._write_coarse(u, rs)
+            users = sorted(by_user.items(), key=lambda kv: kv[1][-1][3])      # in order of each user's last interaction
+            notes = [self._coarse_note(u, rs) for u, rs in users]              # a summary's text depends on its user only
+            for s in range(0, len(notes), 4096): self.embedder.prime(notes[s:s + 4096])   # so every summary is encoded in a few batches
+            for (u, rs), note in zip(users, notes):
+                nid = self._write_coarse(note)
                 for r in rs: ids[r[0]] = nid
                 bar.update(len(rs))
         else:
@@ -324,8 +327,8 @@ class AtomRec:
         self.store.update([n for _, n in changed])
         self.stats['evolutions'] += len(changed)
 
-    def _write_coarse(self, user, recs:list)->str:
-        """Coarse memory (ablation): one summary note per user, rewritten with the user's new interactions `recs` (time order).
+    def _coarse_note(self, user, recs:list)->AtomicNote:
+        """Coarse memory (ablation): the user's one summary note, rewritten with the user's new interactions `recs` (time order).
         Rewriting it once per call gives the text a rewrite per interaction ends with, at one encoder pass instead of one each."""
         nid = f"u:{user}:summary"
         for r in recs: self._coarse[user].append(r[2]); self._item_user_notes[r[2]].append(nid); self._user_items[user].add(r[2])
@@ -335,12 +338,17 @@ class AtomRec:
         note = AtomicNote(nid, 'user', user, content, ts, item_id=item, source=f"{user}|{item}|{ts:g}")
         self.mem.construct([note], {nid: []}, {nid: ev})
         self._apply_ablation([note])
-        self.embedder.prime([note]); note.embedding = self.embedder(note)
+        return note
+
+    def _write_coarse(self, note:AtomicNote)->str:
+        "Embed a summary note (its texts primed in one batch with the call's other summaries), link it and write or replace it."
+        nid = note.id
+        note.embedding = self.embedder(note)
         nbrs = [(i, c) for i, c in self.store.search(note.embedding, self.cfg.k_link + 1) if i != nid]
         note.links = self._links(note, nbrs)
         if nid in self.store:
             note.version = self.store.get(nid).version + 1
-            self.log.append(nid, note.version, nid, self.store.get(nid).fields(), note.fields(), at=ts)
+            self.log.append(nid, note.version, nid, self.store.get(nid).fields(), note.fields(), at=note.timestamp)
             self.store.update(note)
         else: self.store.add(note)
         return nid
