@@ -70,6 +70,7 @@ METHODS = {
     'itemknn': 'atomrec.references:ItemKNNMethod',
     'hybrid': 'atomrec.references:HybridMethod',
     'learned-blend': 'atomrec.references:LearnedBlendMethod',
+    'p5': 'atomrec.p5:P5Method',
 }
 
 def tuning_cases(bench, # the benchmark
