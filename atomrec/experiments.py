@@ -18,7 +18,7 @@ __all__ = ['INSTRUCTION_FREE', 'BASELINES', 'ABLATION_METHODS', 'SENSITIVITY', '
 
 # %% ../nbs/16_experiments.ipynb #ce7f7a20
 INSTRUCTION_FREE = ('random', 'pop', 'itemknn', 'bpr', 'lightgcn', 'sasrec', 'p5')
-BASELINES = ('random', 'pop', 'itemknn', 'instruction', 'hybrid', 'learned-blend', 'bpr', 'lightgcn', 'sasrec', 'p5')
+BASELINES = ('random', 'pop', 'itemknn', 'instruction', 'hybrid', 'learned-blend', 'bpr', 'lightgcn', 'sasrec', 'p5', 'memrec-rule')
 
 def llm_configured()->bool:
     "Is an LLM backend configured (an API key or an OpenAI-compatible base URL in the environment)?"

@@ -71,6 +71,7 @@ METHODS = {
     'hybrid': 'atomrec.references:HybridMethod',
     'learned-blend': 'atomrec.references:LearnedBlendMethod',
     'p5': 'atomrec.p5:P5Method',
+    'memrec-rule': 'atomrec.memrec:MemRecRuleMethod',
 }
 
 def tuning_cases(bench, # the benchmark
