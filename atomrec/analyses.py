@@ -173,7 +173,7 @@ def sensitivity_markdown(grid:pd.DataFrame, data:str, out, instructions:str='int
            f"({', '.join(f'{k}={getattr(AtomRecConfig(), k)}' for k in dict.fromkeys(t.setting))}); each point refits its rank agent on validation. "
            f"diff N@5 and p: paired bootstrap ({n_boot} resamples) against the default run. seconds: fit + rank; memory 'reused': the point "
            f"started from the default run's memory (read-time setting), so its seconds leave out the build.")
-    t = t.assign(p=t.p.map(lambda v: f"{v:.3f}"))
+    t = t.assign(value=t.value.map(str), p=t.p.map(lambda v: f"{v:.3f}"), seconds=t.seconds.map(lambda v: f"{v:.0f}"))
     return cap + '\n\n' + t.to_markdown(index=False, floatfmt='.4f') + f"\n\nFigure: `figures/sensitivity-{data}.png`." 
 
 # %% ../nbs/17_analyses.ipynb #4be2af5a
