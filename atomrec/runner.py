@@ -72,6 +72,8 @@ METHODS = {
     'learned-blend': 'atomrec.references:LearnedBlendMethod',
     'p5': 'atomrec.p5:P5Method',
     'memrec-rule': 'atomrec.memrec:MemRecRuleMethod',
+    'iagent': 'atomrec.iagent:IAgentMethod',
+    'i2agent': 'atomrec.iagent:I2AgentMethod',
 }
 
 def tuning_cases(bench, # the benchmark
