@@ -74,6 +74,9 @@ METHODS = {
     'memrec-rule': 'atomrec.memrec:MemRecRuleMethod',
     'iagent': 'atomrec.iagent:IAgentMethod',
     'i2agent': 'atomrec.iagent:I2AgentMethod',
+    'memrec': 'atomrec.llm_recommenders:MemRecLLMMethod',
+    'recbot': 'atomrec.llm_recommenders:RecBotMethod',
+    'agentcf': 'atomrec.llm_recommenders:AgentCFMethod',
 }
 
 def tuning_cases(bench, # the benchmark
