@@ -13,8 +13,9 @@ from .runner import run, load_runs
 from .metrics import paired_bootstrap
 
 # %% auto #0
-__all__ = ['INSTRUCTION_FREE', 'BASELINES', 'ABLATION_METHODS', 'SENSITIVITY', 'STUDIES', 'COLS', 'SHORT', 'llm_configured',
-           'default_methods', 'run_grid', 'sensitivity_methods', 'main_table', 'caption', 'to_markdown']
+__all__ = ['INSTRUCTION_FREE', 'BASELINES', 'ABLATION_METHODS', 'LLM_BASELINES', 'SENSITIVITY', 'STUDIES', 'COLS', 'SHORT',
+           'llm_configured', 'default_methods', 'run_grid', 'sensitivity_methods', 'main_table', 'caption',
+           'to_markdown']
 
 # %% ../nbs/16_experiments.ipynb #ce7f7a20
 INSTRUCTION_FREE = ('random', 'pop', 'itemknn', 'bpr', 'lightgcn', 'sasrec', 'p5')
@@ -26,7 +27,7 @@ def llm_configured()->bool:
 
 def default_methods()->list[str]:
     "Every available method: the baselines, AtomRec (rule agents), and the LLM methods when a backend is configured."
-    return list(BASELINES) + ['atomrec'] + (['vanilla-llm', 'atomrec-llm'] if llm_configured() else [])
+    return list(BASELINES) + ['atomrec'] + (['vanilla-llm', 'atomrec-llm', *LLM_BASELINES] if llm_configured() else [])
 
 def _spec(m:str)->tuple[str, dict]:
     """Method name -> (registered method, options). 'atomrec-llm' is AtomRec with LLM agents, 'atomrec-<ablation>' a variant of
@@ -77,6 +78,7 @@ def run_grid(out, # experiment folder: benches under out/bench, runs under out/r
 
 # %% ../nbs/16_experiments.ipynb #2832d5b9
 ABLATION_METHODS = ['atomrec'] + [f'atomrec-{a}' for a in ABLATIONS if a != 'full']
+LLM_BASELINES = ['iagent', 'i2agent', 'memrec', 'recbot', 'agentcf']   # the paper's LLM-agent baselines (`19b_iagent`, `19c_llm_recommenders`)
 SENSITIVITY = {'k_link': (5, 10, 20, 40), 'tau_evo': (0.5, 0.6, 0.7, 0.8, 0.9), 'hops': (0, 1, 2, 3), 'k_ret': (5, 10, 15, 25)}
 
 def sensitivity_methods(grid:dict=SENSITIVITY)->list[str]:
@@ -92,8 +94,8 @@ STUDIES = {
     'sensitivity': dict(datasets=('goodreads',), instructions=('intent',), methods=sensitivity_methods()),
     'case': dict(datasets=('ml-100k',), instructions=('intent',), methods=['atomrec', 'atomrec-no-link-retrieval', 'atomrec-coarse-memory']),
     # the LLM methods on the embedded local model (`make llm`), 30 users, in OUT/llm; the report also reads OUT/runs/ml-100k-intent
-    'cost': dict(datasets=('ml-100k',), instructions=('intent',), methods=['vanilla-llm', 'atomrec-llm'], users=30, out='llm',
-                 opts={'atomrec-llm': dict(max_history=3, llm=dict(local='smollm2')), 'vanilla-llm': dict(llm=dict(local='smollm2'))}),
+    'cost': dict(datasets=('ml-100k',), instructions=('intent',), methods=['vanilla-llm', 'atomrec-llm', *LLM_BASELINES], users=30, out='llm',
+                 opts={'atomrec-llm': dict(max_history=3, llm=dict(local='smollm2')), **{m: dict(llm=dict(local='smollm2')) for m in ['vanilla-llm', *LLM_BASELINES]}}),
 }
 
 # %% ../nbs/16_experiments.ipynb #83ebe95f
