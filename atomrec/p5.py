@@ -42,10 +42,10 @@ class P5Method(TrainedMethod):
                  heads:int=4, # attention heads
                  ff:int=256, # feed-forward width
                  max_len:int=20, # most recent items in a prompt
-                 samples_per_user:int=4, # target positions drawn per user and epoch
+                 samples_per_user:int=16, # target positions drawn per user and epoch
                  dropout:float=0.1, # T5 dropout
                  time_budget:float=900., # seconds of training at most (the best state so far is kept)
-                 epochs:int=50, batch_size:int=256, lr:float=2e-3, patience:int=3, **kw):
+                 epochs:int=100, batch_size:int=256, lr:float=2e-3, patience:int=5, **kw):
         super().__init__(dim=dim, layers=layers, heads=heads, ff=ff, max_len=max_len, samples_per_user=samples_per_user,
                          dropout=dropout, time_budget=time_budget, epochs=epochs, batch_size=batch_size, lr=lr, patience=patience, **kw)
 
