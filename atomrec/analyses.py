@@ -167,7 +167,7 @@ def sensitivity_markdown(grid:pd.DataFrame, data:str, out, instructions:str='int
     "The sensitivity table of one data set with its caption, and the 2 x 2 figure (PNG under out/figures)."
     t = sensitivity_table(grid, data, instructions, n_boot=n_boot)
     g = grid[(grid.data == data) & (grid.instructions == instructions)]
-    fig = sensitivity_figure(t, f"{data}, {instructions} requests: H@5 and N@5 as one setting varies (defaults starred)", Path(out)/'figures'/f"sensitivity-{data}.png")
+    fig = sensitivity_figure(t, f"{data}, {instructions} requests: H@5 and N@5 as one setting varies (defaults starred); {run_facts(g.run)}", Path(out)/'figures'/f"sensitivity-{data}.png")
     import matplotlib.pyplot as plt; plt.close(fig)
     cap = (f"**{data}**, requests: {instructions}; {run_facts(g.run)}. One setting varied at a time around the defaults "
            f"({', '.join(f'{k}={getattr(AtomRecConfig(), k)}' for k in dict.fromkeys(t.setting))}); each point refits its rank agent on validation. "
@@ -386,7 +386,8 @@ def cost_markdown(grid:pd.DataFrame, # the LLM runs (`STUDIES['cost']`)
     others = {p.name: str(p) for p in sorted((out/'runs'/f"{data}-{instructions}").glob('*')) if (p/'metrics.json').exists()}
     runs = {**{f"{m} ({read_json(Path(r)/'metrics.json')['backend']})": r for m, r in zip(g.method, g.run)}, **others}
     pts = cost_points(runs, price_model, {k: h for k in runs})
-    fig = cost_figure(pts, f"{data}, {instructions} requests: NDCG@5 against cost, on the {pts.users.min()} users every run shares", out/'figures'/f"cost-{data}.png", price_model)
+    fig = cost_figure(pts, f"{data}, {instructions} requests: NDCG@5 against cost, on the {pts.users.min()} users every run shares; seed 0; "
+                      f"LLM points: {', '.join(sorted({b for b in pts.backend if b.startswith('llm')}))} (a 135M model: its accuracy is near chance)", out/'figures'/f"cost-{data}.png", price_model)
     import matplotlib.pyplot as plt; plt.close(fig)
     cols = ['method', 'backend', 'stage', 'side', 'calls_per_user', 'cache_hits_per_user', 'prompt_tokens_per_user', 'completion_tokens_per_user',
             'measured_usd_per_user', f'{price_model}_usd_per_user', f'{price_model}_usd_1000_users']
@@ -411,7 +412,7 @@ def drift_markdown(grid:pd.DataFrame, data:str, out, instructions:str='intent', 
            f"first half, of its second half), tertiles; mean N@5 with a bootstrap 95% interval ({n_boot} resamples) per group.")
     tab = per.assign(n5=lambda x: [f"{m:.4f} [{l:.4f}, {h:.4f}]" for m, l, h in zip(x['mean'], x.low, x.high)]).pivot(index='method', columns='group', values='n5')
     tab = tab[['Low', 'Medium', 'High']].loc[list(dict.fromkeys(per.method))]
-    fig = drift_figure(per, f"{data}, {instructions} requests: NDCG@5 by preference drift", out/'figures'/f"drift-{data}.png")
+    fig = drift_figure(per, f"{data}, {instructions} requests: NDCG@5 by preference drift\n{run_facts(g.run)}", out/'figures'/f"drift-{data}.png")
     import matplotlib.pyplot as plt; plt.close(fig)
     txt = cap + '\n\n' + tab.to_markdown() + f"\n\nFigure: `figures/drift-{data}.png`. Users per group: " + \
           ', '.join(f"{k} {v}" for k, v in groups.value_counts().reindex(['Low', 'Medium', 'High']).items())
