@@ -386,8 +386,11 @@ def cost_markdown(grid:pd.DataFrame, # the LLM runs (`STUDIES['cost']`)
     others = {p.name: str(p) for p in sorted((out/'runs'/f"{data}-{instructions}").glob('*')) if (p/'metrics.json').exists()}
     runs = {**{f"{m} ({read_json(Path(r)/'metrics.json')['backend']})": r for m, r in zip(g.method, g.run)}, **others}
     pts = cost_points(runs, price_model, {k: h for k in runs})
-    fig = cost_figure(pts, f"{data}, {instructions} requests: NDCG@5 against cost, on the {pts.users.min()} users every run shares; seed 0; "
-                      f"LLM points: {', '.join(sorted({b for b in pts.backend if b.startswith('llm')}))} (a 135M model: its accuracy is near chance)", out/'figures'/f"cost-{data}.png", price_model)
+    llms = sorted({b for b in pts.backend if b.startswith('llm')})
+    seeds = sorted({str(read_json(Path(r)/'metrics.json')['seed']) for r in runs.values()})
+    fig = cost_figure(pts, f"{data}, {instructions} requests: NDCG@5 against cost, on the {pts.users.min()} users every run shares; method seed {', '.join(seeds)}; "
+                      f"LLM points: {', '.join(llms)}" + (" (SmolLM2-135M: its accuracy is near chance, only its token counts carry over)" if any('smollm2' in b for b in llms) else ''),
+                      out/'figures'/f"cost-{data}.png", price_model)
     import matplotlib.pyplot as plt; plt.close(fig)
     cols = ['method', 'backend', 'stage', 'side', 'calls_per_user', 'cache_hits_per_user', 'prompt_tokens_per_user', 'completion_tokens_per_user',
             'measured_usd_per_user', f'{price_model}_usd_per_user', f'{price_model}_usd_1000_users']
