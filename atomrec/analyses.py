@@ -193,11 +193,16 @@ def case_choice(grid:pd.DataFrame, data:str, drift:pd.Series, # user -> d_u (`pr
 
 # %% ../nbs/17_analyses.ipynb #88987ae9
 def _changed(before:str, after:str)->dict:
-    "Field -> (before, after) for the revisable fields a log row changed (links as counts)."
+    "Field -> (before, after, change) for the revisable fields a log row changed: links as counts, lists as terms added (+) and dropped (-)."
     b, a = json.loads(before or '{}'), json.loads(after or '{}')
     out = {}
     for k in sorted(set(a) | set(b)):
-        if a.get(k) != b.get(k): out[k] = (len(b.get(k) or []), len(a.get(k) or [])) if k == 'links' else (b.get(k), a.get(k))
+        x, y = b.get(k), a.get(k)
+        if x == y: continue
+        if k == 'links': out[k] = (len(x or []), len(y or []), f"{len(x or [])} -> {len(y or [])} links")
+        elif isinstance(x, list) or isinstance(y, list):
+            out[k] = (', '.join(x or []), ', '.join(y or []), ' '.join([f"+{t}" for t in y or [] if t not in (x or [])] + [f"-{t}" for t in x or [] if t not in (y or [])]))
+        else: out[k] = (x, y, f"{x!r} -> {y!r}")
     return out
 
 def case_evidence(run, # a finished AtomRec run folder (its memory-<split>/ and ranker)
@@ -222,12 +227,13 @@ def case_evidence(run, # a finished AtomRec run folder (its memory-<split>/ and 
         nodes = {i: ar.store.get(i) for i in ids if i in ar.store}
         own = ar.store.notes_of(user, kind='user')
         title = lambda i: str(ar.items.at[i, 'title']) if ar.items is not None and i in ar.items.index else i
-        notes = pd.DataFrame([dict(note=n.id, time=n.timestamp, item=n.item_id, title=title(n.item_id), keywords=', '.join(n.keywords),
+        when = lambda t: str(pd.to_datetime(t, unit='s').date()) if t > 1e8 else t   # unix seconds as a date, else the data's own clock
+        notes = pd.DataFrame([dict(note=n.id, time=when(n.timestamp), item=n.item_id, title=title(n.item_id), keywords=', '.join(n.keywords),
                                    tags=', '.join(n.tags), context=n.context, links=len(n.links), version=n.version) for n in own])
         log = ar.log.read(); log = log[log.note_id.isin(set(notes.note) if len(notes) else set())]
-        revs = pd.DataFrame([dict(note=nid, version=v, cause=c, field=k, before=b, after=a)
+        revs = pd.DataFrame([dict(note=nid, version=v, cause=c, field=k, before=b, after=a, change=ch)
                              for nid, v, c, bf, af in zip(log.note_id, log.version, log.cause, log.before, log.after)
-                             for k, (b, a) in _changed(bf, af).items()], columns=['note', 'version', 'cause', 'field', 'before', 'after'])
+                             for k, (b, a, ch) in _changed(bf, af).items()], columns=['note', 'version', 'cause', 'field', 'before', 'after', 'change'])
         labels = {i: (f"{n.owner}: summary" if n.id.endswith(':summary') else f"{n.owner}: {title(n.item_id)}" if n.kind == 'user' else f"item: {title(n.owner)}")
                   for i, n in nodes.items()}
         about = {ar.item_note_id(target), *ar._item_user_notes.get(target, [])}   # the target's item note and the notes about it (a summary, in coarse memory)
@@ -253,7 +259,7 @@ def case_figure(cases:dict, # run name -> `case_evidence` of the same user in th
     lines = [f"{k + 1:>2}. {_short(r.title, 34):<34} | kw: {_short(r.keywords, 34):<34} | tags: {_short(r.tags, 22):<22} | ctx: {_short(r.context, 40):<40} | revised {int(nrev.get(r.note, 0))}x"
              for k, r in enumerate(notes.itertuples())]
     shown = pd.concat([revs[revs.field != 'links'].tail(4), revs[revs.field == 'links'].tail(2)])
-    lines += ['', f"revisions (before -> after; {len(revs)} field changes in all, links as counts):"] + [f"  {_short(r.note, 22)} v{r.version} {r.field}: {_short(r.before, 45)} -> {_short(r.after, 45)}" for r in shown.itertuples()]
+    lines += ['', f"revisions ({len(revs)} field changes in all; terms added +, dropped -):"] + [f"  {_short(r.note, 22)} v{r.version} {r.field}: {_short(r.change, 90)}" for r in shown.itertuples()]
     ax.text(0, 1, f"user {first['user']}: the {len(notes)} most recent of {len(first['notes'])} notes, oldest first; target: {_short(first['target_title'], 50)}\n\n" + '\n'.join(lines),
             va='top', ha='left', family='monospace', fontsize=6.5, transform=ax.transAxes)
     for k, (name, c) in enumerate(cases.items()):
@@ -297,7 +303,8 @@ def case_markdown(grid:pd.DataFrame, data:str, out, instructions:str='intent')->
            f"Chosen: user {choice['user']} (drift {choice['drift']:.3f}). Target: **{c['target_title']}**; its rank: " +
            ', '.join(f"{k} {v['rank'] or 'miss'}" for k, v in cases.items()) + f". Figure: `figures/case-{data}.png`.",
            "The user's 10 most recent notes, current fields:\n\n" + c['notes'].tail(10).drop(columns=['note']).to_markdown(index=False),
-           f"Field-level revisions of the user's notes ({len(c['revisions'])} in all; the last 12, links as counts):\n\n" + c['revisions'].tail(12).to_markdown(index=False)]
+           f"Field-level revisions of the user's notes ({len(c['revisions'])} in all: " + ', '.join(f"{k} {v}" for k, v in c['revisions'].field.value_counts().items()) +
+           "); the last 10 that changed a field other than links:\n\n" + c['revisions'][c['revisions'].field != 'links'].tail(10)[['note', 'version', 'cause', 'field', 'change']].to_markdown(index=False)]
     for k, v in cases.items():
         txt.append(f"Paths to the target, **{k}** (rank {v['rank'] or 'miss'}):\n\n" + ('\n'.join(
             f"- {p['kind']}: " + ' → '.join(v['labels'].get(n, n) for n in p['nodes']) + (f" ({'; '.join(p['relations'])})" if p['relations'] else '')
