@@ -83,7 +83,7 @@ class CollaborativeGraph:
         s = self.seq.get(user, []); n = len(s)
         items = [(i, (p + 1) / n) for p, i in enumerate(s)][::-1][:k_items]
         if user not in self.uidx: return items, []
-        ov = (self.X[self.uidx[user]] @ self.XT).toarray().ravel() if False else np.asarray((self.X @ self.X[self.uidx[user]].T).todense()).ravel()
+        ov = np.asarray((self.X @ self.X[self.uidx[user]].T).todense()).ravel()   # shared items with every user
         ov[self.uidx[user]] = 0
         top = np.argsort(-ov, kind='stable')[:k_users]
         return items, [(self.users[v], int(ov[v])) for v in top if ov[v] > 0]
