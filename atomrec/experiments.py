@@ -93,8 +93,8 @@ STUDIES = {
                   methods=['atomrec', 'atomrec-coarse-memory', 'sasrec', 'lightgcn', 'itemknn', 'hybrid', 'learned-blend']),
     'sensitivity': dict(datasets=('goodreads',), instructions=('intent',), methods=sensitivity_methods()),
     'case': dict(datasets=('ml-100k',), instructions=('intent',), methods=['atomrec', 'atomrec-no-link-retrieval', 'atomrec-coarse-memory']),
-    # the LLM methods on the embedded local model (`make llm`), 30 users, in OUT/llm; the report also reads OUT/runs/ml-100k-intent
-    'cost': dict(datasets=('ml-100k',), instructions=('intent',), methods=['vanilla-llm', 'atomrec-llm', *LLM_BASELINES], users=30, out='llm',
+    # the LLM methods on the embedded local model (`make llm`), 10 users (a 2-core CPU), in OUT/llm; the report also reads OUT/runs/ml-100k-intent
+    'cost': dict(datasets=('ml-100k',), instructions=('intent',), methods=['vanilla-llm', *LLM_BASELINES, 'atomrec-llm'], users=10, out='llm',
                  opts={'atomrec-llm': dict(max_history=3, llm=dict(local='smollm2')), **{m: dict(llm=dict(local='smollm2')) for m in ['vanilla-llm', *LLM_BASELINES]}}),
 }
 
