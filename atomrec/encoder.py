@@ -10,8 +10,9 @@ import numpy as np
 from .core import AtomRecError
 
 # %% auto #0
-__all__ = ['DEFAULT_MODEL', 'PACKAGED_MODEL', 'LENGTH_STEP', 'FORWARD_ROWS', 'CHUNK', 'QUERY_ROWS', 'ENCODING', 'EncoderNotFound',
-           'packaged_model_dir', 'resolve_model', 'encoding', 'length_bucket', 'forward_plan', 'Encoder']
+__all__ = ['DEFAULT_MODEL', 'PACKAGED_MODEL', 'LENGTH_STEP', 'FORWARD_ROWS', 'CHUNK', 'QUERY_ROWS', 'ENCODE_THREADS', 'ENCODING',
+           'EncoderNotFound', 'packaged_model_dir', 'resolve_model', 'encoding', 'length_bucket', 'forward_plan',
+           'Encoder']
 
 # %% ../nbs/04_encoder.ipynb #30d69ff5
 os.environ.setdefault('HF_HUB_OFFLINE', '1')  # offline by default; set HF_HUB_OFFLINE=0 before import to opt out
@@ -76,11 +77,12 @@ LENGTH_STEP = 16   # a text runs padded to the next multiple of this many tokens
 FORWARD_ROWS = 8   # every forward pass has exactly this many rows; dummy rows fill the last pass of each length
 CHUNK = 4096       # texts tokenised at a time (bounds memory; results do not depend on it)
 QUERY_ROWS = 1     # a query is encoded on its own, in a pass of one row: the latency of one text, not the throughput of many
+ENCODE_THREADS = 2 # torch threads of every forward pass, whatever the caller set: on some CPUs the thread count changes the last bits
 
 def encoding(rows:int=FORWARD_ROWS, # rows per forward pass
             ) -> str:
     "How vectors are computed (padding step and pass height): part of the cache key."
-    return f'fixed-shape-{LENGTH_STEP}x{rows}'
+    return f'fixed-shape-{LENGTH_STEP}x{rows}-t{ENCODE_THREADS}'
 ENCODING = encoding()  # the scheme of note and item texts
 
 def length_bucket(n:int, # the text's token count
@@ -159,13 +161,17 @@ class Encoder:
         plan = forward_plan(f['attention_mask'].sum(1)[:-1].tolist(), self.model.max_seq_length, rows)
         out = np.zeros((len(texts), self.dim), np.float32)
         self.model.eval()
-        with torch.inference_mode():
-            for L, rows in plan:
-                idx = torch.tensor(rows)
-                batch = {k: _fit(v[idx], L, pad.get(k, 0), left).to(self.model.device) if torch.is_tensor(v) and v.ndim == 2 and len(v) == n
-                         else v for k, v in f.items()}
-                real = [r for r in rows if r >= 0]
-                out[real] = self.model(batch)['sentence_embedding'][:len(real)].float().cpu().numpy()
+        caller = torch.get_num_threads()
+        torch.set_num_threads(ENCODE_THREADS)
+        try:
+            with torch.inference_mode():
+                for L, rows in plan:
+                    idx = torch.tensor(rows)
+                    batch = {k: _fit(v[idx], L, pad.get(k, 0), left).to(self.model.device) if torch.is_tensor(v) and v.ndim == 2 and len(v) == n
+                             else v for k, v in f.items()}
+                    real = [r for r in rows if r >= 0]
+                    out[real] = self.model(batch)['sentence_embedding'][:len(real)].float().cpu().numpy()
+        finally: torch.set_num_threads(caller)
         return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
 
     def encode(self, texts:list[str], # texts to embed (a single str is accepted too)

@@ -256,7 +256,7 @@ def _strict_ok(s:dict) -> bool:
     if isinstance(s.get('items'), dict): subs.append(s['items'])
     return all(_strict_ok(o) for o in subs)
 
-# %% ../nbs/08_llm.ipynb #43fab1cc
+# %% ../nbs/08_llm.ipynb #094f910d
 GRAMMAR_CAPS = {'maxLength': 300, 'maxItems': 40}   # the most a grammar-enforcing server is asked to spell out
 
 def grammar_schema(schema, caps:dict=GRAMMAR_CAPS):
