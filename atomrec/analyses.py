@@ -312,7 +312,8 @@ def case_markdown(grid:pd.DataFrame, data:str, out, instructions:str='intent')->
     return '\n\n'.join(txt)
 
 # %% ../nbs/17_analyses.ipynb #d5b863d5
-MEMORY_SIDE, ONLINE = ('construct', 'link', 'evolve'), ('synthesise', 'rank')
+MEMORY_SIDE = ('construct', 'link', 'evolve', 'feedback', 'profile', 'update', 'choose', 'reflect')   # from the history alone: can run ahead, offline
+ONLINE = ('synthesise', 'rank', 'knowledge', 'dynamic')                                              # per request
 
 def llm_cost_table(run, # a finished run of an LLM method (its metrics.json has `stats.llm`)
                    price_model:str='gpt-4o-mini', # whose prices the token counts are projected at (`PRICES`)
