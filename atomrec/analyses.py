@@ -335,6 +335,7 @@ def llm_cost_table(run, # a finished run of an LLM method (its metrics.json has 
         k = scale if side == 'memory' else 1.0
         rows.append(dict(method=j['method'], backend=j['backend'], data=j['data'], users=n, stage=s, side=side,
                          calls_per_user=d.get('calls', 0) / n, cache_hits_per_user=d.get('cache_hits', 0) / n,
+                         cached_tokens_per_user=d.get('saved_tokens', 0) / n,   # answered from the cache (an earlier, resumed part of the run): not priced
                          prompt_tokens_per_user=p, completion_tokens_per_user=c, measured_usd_per_user=d.get('cost_usd', 0) / n,
                          **{f'{price_model}_usd_per_user': usd, f'{price_model}_usd_{users}_users': usd * k * users}))
     return pd.DataFrame(rows)
@@ -400,14 +401,16 @@ def cost_markdown(grid:pd.DataFrame, # the LLM runs (`STUDIES['cost']`)
                       f"LLM points: {', '.join(llms)}" + (" (SmolLM2-135M: its accuracy is near chance, only its token counts carry over)" if any('smollm2' in b for b in llms) else ''),
                       out/'figures'/f"cost-{data}.png", price_model)
     import matplotlib.pyplot as plt; plt.close(fig)
-    cols = ['method', 'backend', 'stage', 'side', 'calls_per_user', 'cache_hits_per_user', 'prompt_tokens_per_user', 'completion_tokens_per_user',
+    cols = ['method', 'backend', 'stage', 'side', 'calls_per_user', 'cache_hits_per_user', 'cached_tokens_per_user', 'prompt_tokens_per_user', 'completion_tokens_per_user',
             'measured_usd_per_user', f'{price_model}_usd_per_user', f'{price_model}_usd_1000_users']
     cap = (f"**{data}**, requests: {instructions}; LLM runs: {run_facts(g.run)}. Per evaluated user, per stage; measured cost is the "
            f"ledger's (0 on a local model); `{price_model}` columns price the same tokens at {price_model}'s rates. The 1,000-user projection "
            f"scales the memory side from the interactions each run wrote per user to {h:.1f} (the benchmark's mean history, at most 50, "
-           f"the paper's setting); online work (synthesise, rank) is per request and is not scaled.")
+           f"the paper's setting); online work (synthesise, rank) is per request and is not scaled. Cached tokens (prompt + completion) were answered "
+           f"from the response cache — a repeated prompt, or the part of a resumed run that ran before — and are not priced: a run with many of them "
+           f"cost more live than its priced columns say.")
     fmt = lambda t: t.to_markdown(index=False, floatfmt='.4g')
-    return (cap + '\n\n' + fmt(tabs[cols]) + '\n\nBy side:\n\n' + fmt(cost_summary(tabs)[['method', 'backend', 'side', 'calls_per_user', 'prompt_tokens_per_user',
+    return (cap + '\n\n' + fmt(tabs[cols]) + '\n\nBy side:\n\n' + fmt(cost_summary(tabs)[['method', 'backend', 'side', 'calls_per_user', 'cached_tokens_per_user', 'prompt_tokens_per_user',
             'completion_tokens_per_user', f'{price_model}_usd_1000_users']]) +
             f"\n\nCost against accuracy (NDCG@5 on the {pts.users.min()} users every run shares; rule agents and trained models call no LLM, so cost 0; "
             f"seconds: fit + rank wall time per 1,000 users on this machine):\n\n" + fmt(pts) + f"\n\nFigure: `figures/cost-{data}.png`.")
