@@ -69,11 +69,6 @@ class IAgentMethod(VanillaLLMMethod):
         return self.rerank(candidates, {'request': instruction or '(none)', 'knowledge': k,
                                         'static profile (the user\'s history, oldest first)': self._history_lines(history, self.n_history)})
 
-    def rank(self, cases):
-        hist = cases['history'] if 'history' in cases else [[]] * len(cases)
-        ins = cases['instruction'] if 'instruction' in cases else [None] * len(cases)
-        return [self.rank_one(h, c, i, u) for u, h, c, i in zip(cases.user_id, hist, cases.candidates, ins)]
-
 # %% ../nbs/19b_iagent.ipynb #cd55599f
 class I2AgentMethod(IAgentMethod):
     "i2Agent: a profile from one simulated feedback round, knowledge, dynamic interests for the request, then the rerank."

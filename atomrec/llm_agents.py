@@ -515,8 +515,8 @@ class VanillaLLMMethod(Method):
         self.titles, self.texts = dict(zip(it.item_id, it.title.astype(str))), dict(zip(it.item_id, it.text.astype(str)))
         return self
 
-    def rank_one(self, history:list, candidates:list, instruction:str|None)->dict:
-        "Rank one case's candidates."
+    def rank_one(self, history:list, candidates:list, instruction:str|None, user=None)->dict:
+        "Rank one case's candidates (`user`: the case's user, for methods that keep something per user)."
         cands = [str(c) for c in candidates]
         lab = labels(len(cands))
         hist = [str(h) for h in list(history)[-self.n_history:]]
@@ -530,7 +530,7 @@ class VanillaLLMMethod(Method):
     def rank(self, cases):
         hist = cases['history'] if 'history' in cases else [[]] * len(cases)
         ins = cases['instruction'] if 'instruction' in cases else [None] * len(cases)
-        return [self.rank_one(h, c, i) for h, c, i in zip(hist, cases.candidates, ins)]
+        return [self.rank_one(h, c, i, u) for u, h, c, i in zip(cases.user_id, hist, cases.candidates, ins)]
 
     def info(self): return dict(super().info(), llm={k: v for k, v in self.llm_opts.items() if k != 'api_key'})
     def run_stats(self): return dict(llm=self.s.ledger.to_dict()) if self.s else {}
