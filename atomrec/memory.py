@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np, pandas as pd
 from tqdm.auto import tqdm
-from fastcore.basics import patch
+from fastcore.basics import patch, patch_to
 from .core import *
 from .store import AtomicNote, NoteStore, EvolutionLog
 from .encoder import Encoder
@@ -87,8 +87,6 @@ class Recommendation:
     def to_dict(self)->dict: return dict(user=self.user, ranking=self.ranking, scores=self.scores, paths=self.paths, facets=self.facets)
 
 # %% ../nbs/07_memory.ipynb #29eaec9e
-_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True)   # what the evolution log writes (one encoder, not one per call)
-
 class AtomRec:
     "Evolving atomic memory for agentic recommendation."
     def __init__(self, config:AtomRecConfig|None=None, # hyper-parameters and ablation switches
@@ -136,330 +134,371 @@ class AtomRec:
         self._fields_json = {}                       # note id -> JSON of its fields after its last revision
         self._trans = None                           # item -> next items, from every user's notes (see `transitions`); None: stale
 
-    # ---- items ---------------------------------------------------------------------------------------
-    def set_items(self, items:pd.DataFrame):
-        "Register the item table (text, title, categories) and fit the agent's corpus statistics."
-        self.items = items.set_index('item_id', drop=False)
-        self._items_saved = False
-        cat_col = next((c for c in ('categories', 'genres', 'category') if c in items.columns), None)
-        if isinstance(self.mem, RuleMemoryAgent):
-            self.mem.fit_corpus(dict(zip(items.item_id, items.text)), dict(zip(items.item_id, items[cat_col].astype(str))) if cat_col else None)
-        return self
-
-    def item_note_id(self, item:str)->str: return f"item:{item}"
-
-    def add_items(self, ids, # item ids to give an item note (existing ones are skipped)
-                  batch:int=512):
-        "Create item notes from item text, in batches: construct, embed, link among items."
-        if self.items is None: raise AtomRecError("call set_items(items) (or pass items=) before adding item notes")
-        todo = [str(i) for i in dict.fromkeys(ids) if self.item_note_id(str(i)) not in self.store]
-        missing = [i for i in todo if i not in self.items.index]
-        if missing: raise AtomRecError(f"{len(missing)} item ids are not in the item table (e.g. {missing[:3]})")
-        for s in tqdm(range(0, len(todo), batch), desc='item notes', disable=not self.progress or len(todo) < batch, leave=False):
-            notes = [AtomicNote(self.item_note_id(i), 'item', i, str(self.items.at[i, 'text']), 0.0, item_id=i) for i in todo[s:s + batch]]
-            self.mem.construct(notes, {}, {})
-            self._apply_ablation(notes)
-            self.embedder.prime(notes)
-            for n in notes: n.embedding = self.embedder(n)
-            if self.cfg.links and len(self.store):
-                nbrs = self.store.search_many(np.stack([n.embedding for n in notes]), self.cfg.k_link, kind='item')
-                for n, nb in zip(notes, nbrs): n.links = self._links(n, nb)
-            self.store.add(notes)
-            self.stats['item_notes'] += len(notes)
-        return self
-
-    def _apply_ablation(self, notes):
-        for n in notes:
-            if not self.cfg.facets: n.keywords, n.tags = [], []
-            if not self.cfg.context: n.context = ''
-
-    def _links(self, note, nbrs)->list:
-        "Links for `note` from its (id, cos) neighbours, as the config asks."
-        if not self.cfg.links or not nbrs: return []
-        nb_notes = [(self.store.get(i), c) for i, c in nbrs if i != note.id]
-        if not self.cfg.relation_text:   # embedding-only links: cosine alone decides, no relation text
-            return [(nb.id, '') for nb, c in nb_notes if c >= getattr(self.mem, 'min_link_cos', 0.55)]
-        return self.mem.link(note, nb_notes)
-
-    # ---- write path ----------------------------------------------------------------------------------
-    def observe(self, user:str, item:str, timestamp:float, rating=None, review:str|None=None, **evidence)->str:
-        "Write one interaction (with its evidence) to memory; returns the new note's id."
-        return self.observe_many(pd.DataFrame([dict(user_id=user, item_id=item, timestamp=timestamp, rating=rating, review=review, **evidence)]), progress=False)[0]
-
-    def _content(self, item:str, rating=None, review=None, extra:dict|None=None)->str:
-        t = str(self.items.at[item, 'text']) if self.items is not None and item in self.items.index else f"item {item}"
-        parts = [t]
-        if rating is not None and not (isinstance(rating, float) and math.isnan(rating)): parts.append(f"rated {rating:g}/5")
-        if review: parts.append(f"review: {review}")
-        for k, v in (extra or {}).items():
-            if v is not None and str(v) != 'nan' and str(v): parts.append(f"{k.replace('_', ' ')}: {v}")
-        return '\n'.join(parts)
-
-    def observe_many(self, df:pd.DataFrame, # user_id, item_id, timestamp, optional rating / review / review_title
-                     progress:bool|None=None,
-                     resume:bool=False, # skip interactions the memory already holds (same user, item, time; repeats counted)
-                    )->list[str]:
-        "Write interactions in time order (ties: input order), in batches, checkpointing as it goes; returns the new note ids."
-        df = df.reset_index(drop=True)
-        order = np.lexsort((np.arange(len(df)), df.timestamp.to_numpy(dtype=float)))
-        missing_items = [i for i in df.item_id.astype(str).unique() if self.item_note_id(i) not in self.store]
-        if self.items is not None and missing_items: self.add_items(missing_items)
-        extra_cols = [c for c in df.columns if c not in ('user_id', 'item_id', 'timestamp', 'rating', 'review', 'pos', 'n', 'role')]
-        cols = {c: df[c].tolist() for c in df.columns}
-        nan = lambda v: v is None or (isinstance(v, float) and math.isnan(v))
-        recs = []
-        for k in order.tolist():
-            ev = {a: (None if nan(cols[a][k]) else cols[a][k]) if a in cols else None for a in ('rating', 'review')}
-            u, i, ts = str(cols['user_id'][k]), str(cols['item_id'][k]), float(cols['timestamp'][k])
-            recs.append((k, u, i, ts, ev, {c: cols[c][k] for c in extra_cols}, self._content(i, ev['rating'], ev['review'], {c: cols[c][k] for c in extra_cols})))
-        if resume:
-            if self.cfg.memory == 'coarse' and len(self.store.ids('user')): raise AtomRecError("resume=True needs an atomic memory (coarse summaries do not keep every interaction)")
-            seen = Counter(n.source for n in self.store.get_many(self.store.ids('user')))
-            keep = []
-            for r in recs:
-                if seen[src := self._source(r)] > 0: seen[src] -= 1
-                else: keep.append(r)
-            recs = keep
-        if self.items is not None: self.enc.encode(sorted({l for r in recs for l in r[-1].split('\n')}))   # every content line in one pass
-        ids = [None] * len(df)
-        batch = self.batch if self._speculative else 1
-        bar = tqdm(total=len(recs), desc='memory', disable=not (self.progress if progress is None else progress), leave=False)
-        pos, since = 0, 0
-        if self.cfg.memory == 'coarse':   # each user's summary is rewritten once per call, to the text it ends the call with
-            by_user = defaultdict(list)
-            for r in recs: by_user[r[1]].append(r)
-            users = sorted(by_user.items(), key=lambda kv: kv[1][-1][3])      # in order of each user's last interaction
-            notes = [self._coarse_note(u, rs) for u, rs in users]              # a summary's text depends on its user only
-            for s in range(0, len(notes), 4096): self.embedder.prime(notes[s:s + 4096])   # so every summary is encoded in a few batches
-            for (u, rs), note in zip(users, notes):
-                nid = self._write_coarse(note)
-                for r in rs: ids[r[0]] = nid
-                bar.update(len(rs))
-        else:
-            while pos < len(recs):
-                n = self._write_batch(recs[pos:pos + batch], ids)
-                pos += n; since += n; bar.update(n)
-                if since >= self.checkpoint_every and pos < len(recs): self.checkpoint(); since = 0
-        bar.close()
-        self.checkpoint()
-        return ids
-
-    @property
-    def _speculative(self)->bool:
-        "Whether the memory agent may construct a batch's notes ahead of time (pure rule agents; an LLM agent writes one at a time)."
-        return isinstance(self.mem, RuleMemoryAgent) or getattr(self.mem, 'speculative', False)
-
-    @staticmethod
-    def _source(r)->str: return f"{r[1]}|{r[2]}|{r[3]:g}"
-
-    def _construct(self, r, nid:str, recent:list)->AtomicNote:
-        "A new user note for record `r` (constructed by the agent from the user's recent notes, not embedded yet)."
-        k, user, item, ts, ev, extra, content = r
-        note = AtomicNote(nid, 'user', user, content, ts, item_id=item, source=self._source(r))
-        self.mem.construct([note], {nid: recent}, {nid: ev})
-        self._apply_ablation([note])
-        return note
-
-    def _write_batch(self, recs:list, ids:list)->int:
-        """Write `recs` in order with one neighbour-search product for all; a note that comes out different from its
-        ahead-construction (evolution revised its user's recent notes meanwhile) gets a search of its own."""
-        R, specs, pending = self.cfg.recent, [], defaultdict(list)
-        for r in recs:          # construct every note of the batch ahead, as if nothing in the batch revised anything
-            user = r[1]
-            stored = self.store.notes_of(user, kind='user')
-            recent = (sorted(stored + pending[user], key=lambda n: n.timestamp) if pending[user] else stored)[-R:]
-            note = self._construct(r, f"u:{user}:{self._seq[user] + len(pending[user])}", recent)
-            pending[user].append(note); specs.append((note, tuple((n.id, n.version) for n in recent)))
-        self.embedder.prime([n for n, _ in specs])
-        for n, _ in specs: n.embedding = self.embedder(n)
-        stale = set()           # users whose note in this batch came out different from its ahead-construction
-        with self.store.batch_search(np.stack([n.embedding for n, _ in specs]), self.cfg.k_link) as bs:
-            for j, (r, (spec, key)) in enumerate(zip(recs, specs)):
-                recent, note = self.store.notes_of(r[1], kind='user')[-R:], spec
-                if r[1] in stale or tuple((n.id, n.version) for n in recent) != key:   # its user's recent trace changed since
-                    note = self._construct(r, spec.id, recent)
-                    self.embedder.prime([note]); note.embedding = self.embedder(note)
-                    if note.fields() != spec.fields(): stale.add(r[1])
-                same = np.array_equal(note.embedding, spec.embedding)
-                self._commit(note, bs.query(j) if same else self.store.search_exact(note.embedding, self.cfg.k_link), r)
-                self.stats['rescans'] += bs.rescans + (not same); bs.rescans = 0
-                ids[r[0]] = note.id
-        return len(recs)
-
-    def _commit(self, note, nbrs, r):
-        "Link the note to its neighbours, store it, and evolve the neighbours it links to or is close to."
-        user, item = r[1], r[2]
-        note.links = self._links(note, nbrs)
-        self.store.add(note); self._seq[user] += 1; self._trans = None
-        self._item_user_notes[item].append(note.id); self._user_items[user].add(item)
-        self.stats['user_notes'] += 1; self.stats['links'] += len(note.links)
-        if self.cfg.evolve:
-            linked = {i for i, _ in note.links}
-            trig = [i for i, c in nbrs if i in linked or c > self.cfg.tau_evo]
-            if trig: self._evolve(note, self.store.get_many(trig))
-
-    def _evolve(self, note, neighbours):
-        revs = self.mem.evolve(note, neighbours)
-        by_id = {n.id: n for n in neighbours}
-        changed, max_links = [], getattr(self.mem, 'max_links', 40)
-        for r in revs:
-            old = by_id.get(r.note_id)
-            if old is None: continue        # an agent may only revise the neighbours it was shown
-            new = old.copy()
-            if r.keywords is not None and self.cfg.facets: new.keywords = list(r.keywords)
-            if r.tags is not None and self.cfg.facets: new.tags = list(r.tags)
-            if r.context is not None and self.cfg.context: new.context = r.context
-            if r.add_links and self.cfg.links:
-                have = {i for i, _ in new.links}
-                new.links = new.links + [(i, rel if self.cfg.relation_text else '') for i, rel in r.add_links if i not in have and i in self.store]
-                new.links = new.links[-max_links:]
-            if (new.keywords, new.tags, new.context, new.links) == (old.keywords, old.tags, old.context, old.links): continue
-            new.version = old.version + 1
-            new.timestamp = old.timestamp   # evolution never moves a note in time
-            changed.append((old, new))
-        if not changed: return
-        self.embedder.prime([n for _, n in changed])
-        for old, new in changed:
-            new.embedding = self.embedder(new)
-            after = _JSON.encode(new.fields())   # the log's JSON, kept as the next revision's `before`
-            self.log.append(new.id, new.version, note.id, self._fields_json.pop(old.id, None) or old.fields(), after, at=note.timestamp)
-            self._fields_json[new.id] = after
-        self.store.update([n for _, n in changed])
-        self.stats['evolutions'] += len(changed)
-
-    def _coarse_note(self, user, recs:list)->AtomicNote:
-        """Coarse memory (ablation): the user's one summary note, rewritten with the user's new interactions `recs` (time order).
-        Rewriting it once per call gives the text a rewrite per interaction ends with, at one encoder pass instead of one each."""
-        nid = f"u:{user}:summary"
-        for r in recs: self._coarse[user].append(r[2]); self._item_user_notes[r[2]].append(nid); self._user_items[user].add(r[2])
-        _, _, item, ts, ev, extra, _ = recs[-1]
-        titles = [str(self.items.at[i, 'title']) if self.items is not None and i in self.items.index else i for i in self._coarse[user][-self.cfg.max_history:]]
-        content = "user's items, oldest first: " + '; '.join(titles)
-        note = AtomicNote(nid, 'user', user, content, ts, item_id=item, source=f"{user}|{item}|{ts:g}")
-        self.mem.construct([note], {nid: []}, {nid: ev})
-        self._apply_ablation([note])
-        return note
-
-    def _write_coarse(self, note:AtomicNote)->str:
-        "Embed a summary note (its texts primed in one batch with the call's other summaries), link it and write or replace it."
-        nid = note.id
-        note.embedding = self.embedder(note)
-        nbrs = [(i, c) for i, c in self.store.search(note.embedding, self.cfg.k_link + 1) if i != nid]
-        note.links = self._links(note, nbrs)
-        if nid in self.store:
-            note.version = self.store.get(nid).version + 1
-            self.log.append(nid, note.version, nid, self.store.get(nid).fields(), note.fields(), at=note.timestamp)
-            self.store.update(note)
-        else: self.store.add(note)
-        return nid
-
-    # ---- read path -----------------------------------------------------------------------------------
-    def query_text(self, user:str, instruction:str|None=None)->str:
-        "Retrieval query: instruction, recent interactions, and the user's note facets."
-        notes = self.store.notes_of(user, kind='user')
-        recent = notes[-self.cfg.recent:]
-        titles = [str(self.items.at[n.item_id, 'title']) if self.items is not None and n.item_id in self.items.index else n.content[:80] for n in recent]
-        facets = Counter(w for n in notes for w in n.keywords[:3] + n.tags if w not in ('liked', 'disliked', 'mixed', 'reviewed'))
-        parts = []
-        if instruction: parts.append(f"request: {instruction}")
-        if titles: parts.append("recently: " + '; '.join(titles))
-        if facets: parts.append("interests: " + ', '.join(w for w, _ in facets.most_common(8)))
-        if recent and recent[-1].context: parts.append(recent[-1].context)
-        return '\n'.join(parts) or 'anything'
-
-    def retrieve(self, user:str, qvec:np.ndarray)->tuple[list, dict]:
-        "Top-k_ret seeds and the subgraph (id -> note) reached within `hops` along links."
-        seeds = self.store.search(qvec, self.cfg.k_ret)
-        own = self.store.notes_of(user, kind='user')[-self.cfg.recent:]
-        for n in own:                                   # the user's recent notes are always reachable seeds
-            if n.id not in dict(seeds): seeds.append((n.id, float(n.embedding @ qvec)))
-        sub = {i: self.store.get(i) for i, _ in seeds}
-        if self.cfg.links and self.cfg.link_retrieval:
-            frontier = list(sub)
-            for _ in range(self.cfg.hops):
-                nxt = []
-                for i in frontier:
-                    for j, _ in sub[i].links:
-                        if j not in sub and j in self.store and len(sub) < self.cfg.max_expand + len(seeds):
-                            sub[j] = self.store.get(j); nxt.append(j)
-                frontier = nxt
-        return seeds, sub
-
-    def features(self, user:str, candidates:list[str], qvec:np.ndarray, ev:Evidence, sub:dict, rvec:np.ndarray|None=None)->np.ndarray:
-        "The rank agent's signals for each candidate, in `FEATURES` order: (n, len(FEATURES)); `rvec` is the request alone, if any."
-        own = self.store.notes_of(user, kind='user')
-        own_ids = {n.id for n in own}
-        cvec = self.store.vectors([self.item_note_id(c) for c in candidates])
-        q = cvec @ qvec
-        if own:
-            sims = cvec @ self.store.vectors([n.id for n in own]).T
-            prof = np.sort(sims, axis=1)[:, -3:].mean(1)
-        else: prof = np.zeros(len(candidates))
-        fw = dict(ev.facets); tot = sum(fw.values()) or 1.0
-        mine = self._user_items.get(user, set())
-        fac, path, col, co, pop, tr = [], [], [], [], [], []
-        T, recent = self.transitions(), [n.item_id for n in own[-self.cfg.recent:]][::-1]   # most recent first
-        IU, cf = self._item_owners, []
-        mine_sets = [(IU[i], math.sqrt(len(IU[i]))) for i in mine if IU.get(i)]
-        for c in candidates:
-            cn = self.store.get(self.item_note_id(c))
-            fac.append(sum(fw.get(w, 0) for w in set(cn.keywords + cn.tags)) / tot)
-            theirs = self.store.get_many([i for i in self._item_user_notes.get(c, []) if i not in own_ids])  # other users' notes about c
-            path.append(ev.scores.get(self.item_note_id(c), 0.0) + sum(ev.scores.get(n.id, 0.0) for n in theirs))
-            col.append(math.log1p(sum(any(j in own_ids for j, _ in n.links) for n in theirs)))
-            others = {n.owner for n in theirs}
-            pop.append(math.log1p(len(others)))
-            co.append(sum(len(self._user_items[v] & mine) / math.sqrt(len(self._user_items[v])) for v in others) / math.sqrt(len(mine) + 1))
-            tr.append(math.log1p(sum(T[i].get(c, 0.0) * RECENCY ** k for k, i in enumerate(recent) if i in T)))
-            uc = IU.get(c, ())   # item-to-item cosine over who has notes on both, summed over the user's items
-            cf.append(sum(len(ui & uc) / (si * math.sqrt(len(uc))) for ui, si in mine_sets) if uc else 0.0)
-        req = cvec @ rvec if rvec is not None else np.zeros(len(candidates))
-        return np.stack([q, prof, np.array(fac), np.array(path), np.array(col), np.array(co), np.array(pop), np.array(tr), req, np.array(cf)], 1)
-
-    def _evidence(self, user:str, candidates:list[str], qvec:np.ndarray, query:str='', rvec:np.ndarray|None=None)->tuple:
-        "Retrieve, synthesise and compute the ranker's signals: (evidence, subgraph, features)."
-        if self.items is not None: self.add_items([c for c in candidates if self.item_note_id(c) not in self.store])
-        seeds, sub = self.retrieve(user, qvec)
-        ev = self.mem.synthesise(query, seeds, sub, self.cfg.hops if (self.cfg.links and self.cfg.link_retrieval) else 0)
-        return ev, sub, self.features(user, candidates, qvec, ev, sub, rvec)
-
-    def recommend(self, user:str, # the user
-                  candidates:list[str], # item ids to rank
-                  instruction:str|None=None, # the user's request, if any
-                  qvec:np.ndarray|None=None, # the retrieval query's vector (computed if None)
-                  rvec:np.ndarray|None=None, # the request's own vector (computed if None and there is a request)
-                 )->Recommendation:
-        "Rank `candidates` for `user` from memory; returns ranking, scores and the evidence paths per candidate."
-        candidates = [str(c) for c in candidates]
-        query = self.query_text(user, instruction)
-        if qvec is None: qvec = self.enc.encode_queries([query])[0]
-        if rvec is None and instruction: rvec = self.enc.encode_queries([instruction])[0]
-        ev, sub, feats = self._evidence(user, candidates, qvec, query, rvec)
-        ctx = dict(matrix=feats, user_notes=self.store.notes_of(user, kind='user')[-self.cfg.recent * 2:], subgraph=sub,
-                   candidate_notes={c: self.store.get(self.item_note_id(c)) for c in candidates})
-        out = self.rec.rank(dict(user=user, candidates=candidates, instruction=instruction), ev, ctx)
-        return Recommendation(user, out['ranking'], out['scores'], self.explain(user, candidates, ev), ev.facets[:10])
-
-    def recommend_many(self, cases:pd.DataFrame, return_features:bool=False)->list:
-        "Recommend for a batch of cases (user_id, candidates, instruction), encoding the queries in one batch."
-        instr = cases['instruction'] if 'instruction' in cases else [None] * len(cases)
-        texts = [self.query_text(str(u), i) for u, i in zip(cases.user_id, instr)]
-        Q = self.enc.encode_queries(texts)   # each alone: the same bits `recommend` computes
-        reqs = [i if isinstance(i, str) and i else None for i in instr]
-        RQ = dict(zip(todo := sorted({r for r in reqs if r}), self.enc.encode_queries(todo))) if any(reqs) else {}
-        out = []
-        for q, t, u, c, i, r in zip(Q, texts, cases.user_id, cases.candidates, instr, reqs):
-            if return_features: out.append(self._evidence(str(u), [str(x) for x in c], q, t, RQ.get(r))[2])
-            else: out.append(self.recommend(str(u), list(c), i, qvec=q, rvec=RQ.get(r)))
-        return out
-
-    def notes(self)->pd.DataFrame: return self.store.to_pandas()
     def close(self):
         "Checkpoint, let go of the folder, and remove it if it was a temporary one."
         if self._lock.held: self.checkpoint(); self._lock.release()
         if self._tmp is not None: self._tmp.cleanup(); self._tmp = None
     def __enter__(self): return self
     def __exit__(self, *exc): self.close()
+
+# %% ../nbs/07_memory.ipynb #8c18d10c
+@patch
+def set_items(self:AtomRec, items:pd.DataFrame):
+    "Register the item table (text, title, categories) and fit the agent's corpus statistics."
+    self.items = items.set_index('item_id', drop=False)
+    self._items_saved = False
+    cat_col = next((c for c in ('categories', 'genres', 'category') if c in items.columns), None)
+    if isinstance(self.mem, RuleMemoryAgent):
+        self.mem.fit_corpus(dict(zip(items.item_id, items.text)), dict(zip(items.item_id, items[cat_col].astype(str))) if cat_col else None)
+    return self
+
+@patch
+def item_note_id(self:AtomRec, item:str)->str: return f"item:{item}"
+
+# %% ../nbs/07_memory.ipynb #09fb8c33
+@patch
+def add_items(self:AtomRec, ids, # item ids to give an item note (existing ones are skipped)
+              batch:int=512):
+    "Create item notes from item text, in batches: construct, embed, link among items."
+    if self.items is None: raise AtomRecError("call set_items(items) (or pass items=) before adding item notes")
+    todo = [str(i) for i in dict.fromkeys(ids) if self.item_note_id(str(i)) not in self.store]
+    missing = [i for i in todo if i not in self.items.index]
+    if missing: raise AtomRecError(f"{len(missing)} item ids are not in the item table (e.g. {missing[:3]})")
+    for s in tqdm(range(0, len(todo), batch), desc='item notes', disable=not self.progress or len(todo) < batch, leave=False):
+        notes = [AtomicNote(self.item_note_id(i), 'item', i, str(self.items.at[i, 'text']), 0.0, item_id=i) for i in todo[s:s + batch]]
+        self.mem.construct(notes, {}, {})
+        self._apply_ablation(notes)
+        self.embedder.prime(notes)
+        for n in notes: n.embedding = self.embedder(n)
+        if self.cfg.links and len(self.store):
+            nbrs = self.store.search_many(np.stack([n.embedding for n in notes]), self.cfg.k_link, kind='item')
+            for n, nb in zip(notes, nbrs): n.links = self._links(n, nb)
+        self.store.add(notes)
+        self.stats['item_notes'] += len(notes)
+    return self
+
+# %% ../nbs/07_memory.ipynb #5f74b4a6
+@patch
+def _apply_ablation(self:AtomRec, notes):
+    for n in notes:
+        if not self.cfg.facets: n.keywords, n.tags = [], []
+        if not self.cfg.context: n.context = ''
+
+@patch
+def _links(self:AtomRec, note, nbrs)->list:
+    "Links for `note` from its (id, cos) neighbours, as the config asks."
+    if not self.cfg.links or not nbrs: return []
+    nb_notes = [(self.store.get(i), c) for i, c in nbrs if i != note.id]
+    if not self.cfg.relation_text:   # embedding-only links: cosine alone decides, no relation text
+        return [(nb.id, '') for nb, c in nb_notes if c >= getattr(self.mem, 'min_link_cos', 0.55)]
+    return self.mem.link(note, nb_notes)
+
+# %% ../nbs/07_memory.ipynb #2dd57253
+@patch
+def observe(self:AtomRec, user:str, item:str, timestamp:float, rating=None, review:str|None=None, **evidence)->str:
+    "Write one interaction (with its evidence) to memory; returns the new note's id."
+    return self.observe_many(pd.DataFrame([dict(user_id=user, item_id=item, timestamp=timestamp, rating=rating, review=review, **evidence)]), progress=False)[0]
+
+# %% ../nbs/07_memory.ipynb #c99ee205
+@patch
+def _content(self:AtomRec, item:str, rating=None, review=None, extra:dict|None=None)->str:
+    t = str(self.items.at[item, 'text']) if self.items is not None and item in self.items.index else f"item {item}"
+    parts = [t]
+    if rating is not None and not (isinstance(rating, float) and math.isnan(rating)): parts.append(f"rated {rating:g}/5")
+    if review: parts.append(f"review: {review}")
+    for k, v in (extra or {}).items():
+        if v is not None and str(v) != 'nan' and str(v): parts.append(f"{k.replace('_', ' ')}: {v}")
+    return '\n'.join(parts)
+
+# %% ../nbs/07_memory.ipynb #1c5da9dc
+@patch
+def observe_many(self:AtomRec, df:pd.DataFrame, # user_id, item_id, timestamp, optional rating / review / review_title
+                 progress:bool|None=None,
+                 resume:bool=False, # skip interactions the memory already holds (same user, item, time; repeats counted)
+                )->list[str]:
+    "Write interactions in time order (ties: input order), in batches, checkpointing as it goes; returns the new note ids."
+    df = df.reset_index(drop=True)
+    order = np.lexsort((np.arange(len(df)), df.timestamp.to_numpy(dtype=float)))
+    missing_items = [i for i in df.item_id.astype(str).unique() if self.item_note_id(i) not in self.store]
+    if self.items is not None and missing_items: self.add_items(missing_items)
+    extra_cols = [c for c in df.columns if c not in ('user_id', 'item_id', 'timestamp', 'rating', 'review', 'pos', 'n', 'role')]
+    cols = {c: df[c].tolist() for c in df.columns}
+    nan = lambda v: v is None or (isinstance(v, float) and math.isnan(v))
+    recs = []
+    for k in order.tolist():
+        ev = {a: (None if nan(cols[a][k]) else cols[a][k]) if a in cols else None for a in ('rating', 'review')}
+        u, i, ts = str(cols['user_id'][k]), str(cols['item_id'][k]), float(cols['timestamp'][k])
+        recs.append((k, u, i, ts, ev, {c: cols[c][k] for c in extra_cols}, self._content(i, ev['rating'], ev['review'], {c: cols[c][k] for c in extra_cols})))
+    if resume:
+        if self.cfg.memory == 'coarse' and len(self.store.ids('user')): raise AtomRecError("resume=True needs an atomic memory (coarse summaries do not keep every interaction)")
+        seen = Counter(n.source for n in self.store.get_many(self.store.ids('user')))
+        keep = []
+        for r in recs:
+            if seen[src := self._source(r)] > 0: seen[src] -= 1
+            else: keep.append(r)
+        recs = keep
+    if self.items is not None: self.enc.encode(sorted({l for r in recs for l in r[-1].split('\n')}))   # every content line in one pass
+    ids = [None] * len(df)
+    batch = self.batch if self._speculative else 1
+    bar = tqdm(total=len(recs), desc='memory', disable=not (self.progress if progress is None else progress), leave=False)
+    pos, since = 0, 0
+    if self.cfg.memory == 'coarse':   # each user's summary is rewritten once per call, to the text it ends the call with
+        by_user = defaultdict(list)
+        for r in recs: by_user[r[1]].append(r)
+        users = sorted(by_user.items(), key=lambda kv: kv[1][-1][3])      # in order of each user's last interaction
+        notes = [self._coarse_note(u, rs) for u, rs in users]              # a summary's text depends on its user only
+        for s in range(0, len(notes), 4096): self.embedder.prime(notes[s:s + 4096])   # so every summary is encoded in a few batches
+        for (u, rs), note in zip(users, notes):
+            nid = self._write_coarse(note)
+            for r in rs: ids[r[0]] = nid
+            bar.update(len(rs))
+    else:
+        while pos < len(recs):
+            n = self._write_batch(recs[pos:pos + batch], ids)
+            pos += n; since += n; bar.update(n)
+            if since >= self.checkpoint_every and pos < len(recs): self.checkpoint(); since = 0
+    bar.close()
+    self.checkpoint()
+    return ids
+
+# %% ../nbs/07_memory.ipynb #7acbca92
+@patch(as_prop=True)
+def _speculative(self:AtomRec)->bool:
+    "Whether the memory agent may construct a batch's notes ahead of time (pure rule agents; an LLM agent writes one at a time)."
+    return isinstance(self.mem, RuleMemoryAgent) or getattr(self.mem, 'speculative', False)
+
+@patch_to(AtomRec, static_method=True)
+def _source(r)->str: return f"{r[1]}|{r[2]}|{r[3]:g}"
+
+# %% ../nbs/07_memory.ipynb #b7d3546c
+@patch
+def _construct(self:AtomRec, r, nid:str, recent:list)->AtomicNote:
+    "A new user note for record `r` (constructed by the agent from the user's recent notes, not embedded yet)."
+    k, user, item, ts, ev, extra, content = r
+    note = AtomicNote(nid, 'user', user, content, ts, item_id=item, source=self._source(r))
+    self.mem.construct([note], {nid: recent}, {nid: ev})
+    self._apply_ablation([note])
+    return note
+
+# %% ../nbs/07_memory.ipynb #5afe2a27
+@patch
+def _write_batch(self:AtomRec, recs:list, ids:list)->int:
+    """Write `recs` in order with one neighbour-search product for all; a note that comes out different from its
+    ahead-construction (evolution revised its user's recent notes meanwhile) gets a search of its own."""
+    R, specs, pending = self.cfg.recent, [], defaultdict(list)
+    for r in recs:          # construct every note of the batch ahead, as if nothing in the batch revised anything
+        user = r[1]
+        stored = self.store.notes_of(user, kind='user')
+        recent = (sorted(stored + pending[user], key=lambda n: n.timestamp) if pending[user] else stored)[-R:]
+        note = self._construct(r, f"u:{user}:{self._seq[user] + len(pending[user])}", recent)
+        pending[user].append(note); specs.append((note, tuple((n.id, n.version) for n in recent)))
+    self.embedder.prime([n for n, _ in specs])
+    for n, _ in specs: n.embedding = self.embedder(n)
+    stale = set()           # users whose note in this batch came out different from its ahead-construction
+    with self.store.batch_search(np.stack([n.embedding for n, _ in specs]), self.cfg.k_link) as bs:
+        for j, (r, (spec, key)) in enumerate(zip(recs, specs)):
+            recent, note = self.store.notes_of(r[1], kind='user')[-R:], spec
+            if r[1] in stale or tuple((n.id, n.version) for n in recent) != key:   # its user's recent trace changed since
+                note = self._construct(r, spec.id, recent)
+                self.embedder.prime([note]); note.embedding = self.embedder(note)
+                if note.fields() != spec.fields(): stale.add(r[1])
+            same = np.array_equal(note.embedding, spec.embedding)
+            self._commit(note, bs.query(j) if same else self.store.search_exact(note.embedding, self.cfg.k_link), r)
+            self.stats['rescans'] += bs.rescans + (not same); bs.rescans = 0
+            ids[r[0]] = note.id
+    return len(recs)
+
+# %% ../nbs/07_memory.ipynb #116324dd
+@patch
+def _commit(self:AtomRec, note, nbrs, r):
+    "Link the note to its neighbours, store it, and evolve the neighbours it links to or is close to."
+    user, item = r[1], r[2]
+    note.links = self._links(note, nbrs)
+    self.store.add(note); self._seq[user] += 1; self._trans = None
+    self._item_user_notes[item].append(note.id); self._user_items[user].add(item)
+    self.stats['user_notes'] += 1; self.stats['links'] += len(note.links)
+    if self.cfg.evolve:
+        linked = {i for i, _ in note.links}
+        trig = [i for i, c in nbrs if i in linked or c > self.cfg.tau_evo]
+        if trig: self._evolve(note, self.store.get_many(trig))
+
+# %% ../nbs/07_memory.ipynb #c1a31a48
+_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True)   # what the evolution log writes (one encoder, not one per call)
+
+@patch
+def _evolve(self:AtomRec, note, neighbours):
+    revs = self.mem.evolve(note, neighbours)
+    by_id = {n.id: n for n in neighbours}
+    changed, max_links = [], getattr(self.mem, 'max_links', 40)
+    for r in revs:
+        old = by_id.get(r.note_id)
+        if old is None: continue        # an agent may only revise the neighbours it was shown
+        new = old.copy()
+        if r.keywords is not None and self.cfg.facets: new.keywords = list(r.keywords)
+        if r.tags is not None and self.cfg.facets: new.tags = list(r.tags)
+        if r.context is not None and self.cfg.context: new.context = r.context
+        if r.add_links and self.cfg.links:
+            have = {i for i, _ in new.links}
+            new.links = new.links + [(i, rel if self.cfg.relation_text else '') for i, rel in r.add_links if i not in have and i in self.store]
+            new.links = new.links[-max_links:]
+        if (new.keywords, new.tags, new.context, new.links) == (old.keywords, old.tags, old.context, old.links): continue
+        new.version = old.version + 1
+        new.timestamp = old.timestamp   # evolution never moves a note in time
+        changed.append((old, new))
+    if not changed: return
+    self.embedder.prime([n for _, n in changed])
+    for old, new in changed:
+        new.embedding = self.embedder(new)
+        after = _JSON.encode(new.fields())   # the log's JSON, kept as the next revision's `before`
+        self.log.append(new.id, new.version, note.id, self._fields_json.pop(old.id, None) or old.fields(), after, at=note.timestamp)
+        self._fields_json[new.id] = after
+    self.store.update([n for _, n in changed])
+    self.stats['evolutions'] += len(changed)
+
+# %% ../nbs/07_memory.ipynb #3bcb2d51
+@patch
+def _coarse_note(self:AtomRec, user, recs:list)->AtomicNote:
+    """Coarse memory (ablation): the user's one summary note, rewritten with the user's new interactions `recs` (time order).
+    Rewriting it once per call gives the text a rewrite per interaction ends with, at one encoder pass instead of one each."""
+    nid = f"u:{user}:summary"
+    for r in recs: self._coarse[user].append(r[2]); self._item_user_notes[r[2]].append(nid); self._user_items[user].add(r[2])
+    _, _, item, ts, ev, extra, _ = recs[-1]
+    titles = [str(self.items.at[i, 'title']) if self.items is not None and i in self.items.index else i for i in self._coarse[user][-self.cfg.max_history:]]
+    content = "user's items, oldest first: " + '; '.join(titles)
+    note = AtomicNote(nid, 'user', user, content, ts, item_id=item, source=f"{user}|{item}|{ts:g}")
+    self.mem.construct([note], {nid: []}, {nid: ev})
+    self._apply_ablation([note])
+    return note
+
+# %% ../nbs/07_memory.ipynb #31cf1717
+@patch
+def _write_coarse(self:AtomRec, note:AtomicNote)->str:
+    "Embed a summary note (its texts primed in one batch with the call's other summaries), link it and write or replace it."
+    nid = note.id
+    note.embedding = self.embedder(note)
+    nbrs = [(i, c) for i, c in self.store.search(note.embedding, self.cfg.k_link + 1) if i != nid]
+    note.links = self._links(note, nbrs)
+    if nid in self.store:
+        note.version = self.store.get(nid).version + 1
+        self.log.append(nid, note.version, nid, self.store.get(nid).fields(), note.fields(), at=note.timestamp)
+        self.store.update(note)
+    else: self.store.add(note)
+    return nid
+
+# %% ../nbs/07_memory.ipynb #661dffda
+@patch
+def query_text(self:AtomRec, user:str, instruction:str|None=None)->str:
+    "Retrieval query: instruction, recent interactions, and the user's note facets."
+    notes = self.store.notes_of(user, kind='user')
+    recent = notes[-self.cfg.recent:]
+    titles = [str(self.items.at[n.item_id, 'title']) if self.items is not None and n.item_id in self.items.index else n.content[:80] for n in recent]
+    facets = Counter(w for n in notes for w in n.keywords[:3] + n.tags if w not in ('liked', 'disliked', 'mixed', 'reviewed'))
+    parts = []
+    if instruction: parts.append(f"request: {instruction}")
+    if titles: parts.append("recently: " + '; '.join(titles))
+    if facets: parts.append("interests: " + ', '.join(w for w, _ in facets.most_common(8)))
+    if recent and recent[-1].context: parts.append(recent[-1].context)
+    return '\n'.join(parts) or 'anything'
+
+# %% ../nbs/07_memory.ipynb #0cfa770a
+@patch
+def retrieve(self:AtomRec, user:str, qvec:np.ndarray)->tuple[list, dict]:
+    "Top-k_ret seeds and the subgraph (id -> note) reached within `hops` along links."
+    seeds = self.store.search(qvec, self.cfg.k_ret)
+    own = self.store.notes_of(user, kind='user')[-self.cfg.recent:]
+    for n in own:                                   # the user's recent notes are always reachable seeds
+        if n.id not in dict(seeds): seeds.append((n.id, float(n.embedding @ qvec)))
+    sub = {i: self.store.get(i) for i, _ in seeds}
+    if self.cfg.links and self.cfg.link_retrieval:
+        frontier = list(sub)
+        for _ in range(self.cfg.hops):
+            nxt = []
+            for i in frontier:
+                for j, _ in sub[i].links:
+                    if j not in sub and j in self.store and len(sub) < self.cfg.max_expand + len(seeds):
+                        sub[j] = self.store.get(j); nxt.append(j)
+            frontier = nxt
+    return seeds, sub
+
+# %% ../nbs/07_memory.ipynb #1f6e33a5
+@patch
+def notes(self:AtomRec)->pd.DataFrame: return self.store.to_pandas()
+
+# %% ../nbs/07_memory.ipynb #66d9b930
+@patch
+def features(self:AtomRec, user:str, candidates:list[str], qvec:np.ndarray, ev:Evidence, sub:dict, rvec:np.ndarray|None=None)->np.ndarray:
+    "The rank agent's signals for each candidate, in `FEATURES` order: (n, len(FEATURES)); `rvec` is the request alone, if any."
+    own = self.store.notes_of(user, kind='user')
+    own_ids = {n.id for n in own}
+    cvec = self.store.vectors([self.item_note_id(c) for c in candidates])
+    q = cvec @ qvec
+    if own:
+        sims = cvec @ self.store.vectors([n.id for n in own]).T
+        prof = np.sort(sims, axis=1)[:, -3:].mean(1)
+    else: prof = np.zeros(len(candidates))
+    fw = dict(ev.facets); tot = sum(fw.values()) or 1.0
+    mine = self._user_items.get(user, set())
+    fac, path, col, co, pop, tr = [], [], [], [], [], []
+    T, recent = self.transitions(), [n.item_id for n in own[-self.cfg.recent:]][::-1]   # most recent first
+    IU, cf = self._item_owners, []
+    mine_sets = [(IU[i], math.sqrt(len(IU[i]))) for i in mine if IU.get(i)]
+    for c in candidates:
+        cn = self.store.get(self.item_note_id(c))
+        fac.append(sum(fw.get(w, 0) for w in set(cn.keywords + cn.tags)) / tot)
+        theirs = self.store.get_many([i for i in self._item_user_notes.get(c, []) if i not in own_ids])  # other users' notes about c
+        path.append(ev.scores.get(self.item_note_id(c), 0.0) + sum(ev.scores.get(n.id, 0.0) for n in theirs))
+        col.append(math.log1p(sum(any(j in own_ids for j, _ in n.links) for n in theirs)))
+        others = {n.owner for n in theirs}
+        pop.append(math.log1p(len(others)))
+        co.append(sum(len(self._user_items[v] & mine) / math.sqrt(len(self._user_items[v])) for v in others) / math.sqrt(len(mine) + 1))
+        tr.append(math.log1p(sum(T[i].get(c, 0.0) * RECENCY ** k for k, i in enumerate(recent) if i in T)))
+        uc = IU.get(c, ())   # item-to-item cosine over who has notes on both, summed over the user's items
+        cf.append(sum(len(ui & uc) / (si * math.sqrt(len(uc))) for ui, si in mine_sets) if uc else 0.0)
+    req = cvec @ rvec if rvec is not None else np.zeros(len(candidates))
+    return np.stack([q, prof, np.array(fac), np.array(path), np.array(col), np.array(co), np.array(pop), np.array(tr), req, np.array(cf)], 1)
+
+# %% ../nbs/07_memory.ipynb #90720f4f
+@patch
+def _evidence(self:AtomRec, user:str, candidates:list[str], qvec:np.ndarray, query:str='', rvec:np.ndarray|None=None)->tuple:
+    "Retrieve, synthesise and compute the ranker's signals: (evidence, subgraph, features)."
+    if self.items is not None: self.add_items([c for c in candidates if self.item_note_id(c) not in self.store])
+    seeds, sub = self.retrieve(user, qvec)
+    ev = self.mem.synthesise(query, seeds, sub, self.cfg.hops if (self.cfg.links and self.cfg.link_retrieval) else 0)
+    return ev, sub, self.features(user, candidates, qvec, ev, sub, rvec)
+
+# %% ../nbs/07_memory.ipynb #9129ab0e
+@patch
+def recommend(self:AtomRec, user:str, # the user
+              candidates:list[str], # item ids to rank
+              instruction:str|None=None, # the user's request, if any
+              qvec:np.ndarray|None=None, # the retrieval query's vector (computed if None)
+              rvec:np.ndarray|None=None, # the request's own vector (computed if None and there is a request)
+             )->Recommendation:
+    "Rank `candidates` for `user` from memory; returns ranking, scores and the evidence paths per candidate."
+    candidates = [str(c) for c in candidates]
+    query = self.query_text(user, instruction)
+    if qvec is None: qvec = self.enc.encode_queries([query])[0]
+    if rvec is None and instruction: rvec = self.enc.encode_queries([instruction])[0]
+    ev, sub, feats = self._evidence(user, candidates, qvec, query, rvec)
+    ctx = dict(matrix=feats, user_notes=self.store.notes_of(user, kind='user')[-self.cfg.recent * 2:], subgraph=sub,
+               candidate_notes={c: self.store.get(self.item_note_id(c)) for c in candidates})
+    out = self.rec.rank(dict(user=user, candidates=candidates, instruction=instruction), ev, ctx)
+    return Recommendation(user, out['ranking'], out['scores'], self.explain(user, candidates, ev), ev.facets[:10])
+
+# %% ../nbs/07_memory.ipynb #01a93689
+@patch
+def recommend_many(self:AtomRec, cases:pd.DataFrame, return_features:bool=False)->list:
+    "Recommend for a batch of cases (user_id, candidates, instruction), encoding the queries in one batch."
+    instr = cases['instruction'] if 'instruction' in cases else [None] * len(cases)
+    texts = [self.query_text(str(u), i) for u, i in zip(cases.user_id, instr)]
+    Q = self.enc.encode_queries(texts)   # each alone: the same bits `recommend` computes
+    reqs = [i if isinstance(i, str) and i else None for i in instr]
+    RQ = dict(zip(todo := sorted({r for r in reqs if r}), self.enc.encode_queries(todo))) if any(reqs) else {}
+    out = []
+    for q, t, u, c, i, r in zip(Q, texts, cases.user_id, cases.candidates, instr, reqs):
+        if return_features: out.append(self._evidence(str(u), [str(x) for x in c], q, t, RQ.get(r))[2])
+        else: out.append(self.recommend(str(u), list(c), i, qvec=q, rvec=RQ.get(r)))
+    return out
 
 # %% ../nbs/07_memory.ipynb #9abc409f
 MEMORY_FILES = ('notes', 'evolution', 'items.parquet', 'memory.json', 'memory.json.tmp')

@@ -195,6 +195,7 @@ def load_runs(runs)->pd.DataFrame:
 
 def markdown_table(df:pd.DataFrame)->str:
     "A DataFrame as a markdown table: a header row, then one row per record, values as `str` gives them."
+    # not `df.to_markdown()`: tabulate re-parses number-like cells ('0.4000' -> '0.4', floats to 6 digits) and pads cells to the column width; the tests of `report`, the CLI and `llm_report` match these compact `| a | b |` rows
     head = '| ' + ' | '.join(map(str, df.columns)) + ' |\n|' + '---|' * len(df.columns) + '\n'
     return head + ''.join('| ' + ' | '.join(str(v) for v in r) + ' |\n' for r in df.itertuples(index=False))
 
