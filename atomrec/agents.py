@@ -182,8 +182,8 @@ class RuleMemoryAgent(MemoryAgent):
                         scores={i: s for i, (s, _) in best.items()})
 
 # %% ../nbs/06_agents.ipynb #ce648be6
-FEATURES = ('query', 'profile', 'facets', 'paths', 'collab', 'cooccur', 'popularity', 'transition', 'request', 'itemcf')
-DEFAULT_WEIGHTS = dict(query=1.0, profile=1.0, facets=0.5, paths=0.5, collab=0.5, cooccur=0.5, popularity=0.5, transition=0.5, request=1.0, itemcf=0.5)
+FEATURES = ('query', 'profile', 'facets', 'paths', 'collab', 'cooccur', 'popularity', 'transition', 'request', 'itemcf', 'walk')
+DEFAULT_WEIGHTS = dict(query=1.0, profile=1.0, facets=0.5, paths=0.5, collab=0.5, cooccur=0.5, popularity=0.5, transition=0.5, request=1.0, itemcf=0.5, walk=0.5)
 
 class ScoringRecAgent(RecAgent):
     "A rank agent that ranks candidates by `score(features matrix)`, best first (ties in candidate order)."

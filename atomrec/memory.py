@@ -8,7 +8,7 @@ import os, re, json, time, shutil, tempfile, math
 from collections import defaultdict, Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-import numpy as np, pandas as pd
+import numpy as np, pandas as pd, scipy.sparse as sp
 from tqdm.auto import tqdm
 from fastcore.basics import patch, patch_to
 from .core import *
@@ -17,8 +17,8 @@ from .encoder import Encoder
 from .agents import *
 
 # %% auto #0
-__all__ = ['MEMORY_FILES', 'NEXT_WINDOW', 'RECENCY', 'NoteEmbedder', 'Recommendation', 'AtomRec', 'embedding_cache_dir',
-           'memory_frame', 'memory_leaks', 'AtomRecMethod']
+__all__ = ['MEMORY_FILES', 'NEXT_WINDOW', 'RECENCY', 'WALK_BETA', 'NoteEmbedder', 'Recommendation', 'AtomRec', 'WalkIndex',
+           'embedding_cache_dir', 'memory_frame', 'memory_leaks', 'AtomRecMethod']
 
 # %% ../nbs/07_memory.ipynb #c0921c19
 class NoteEmbedder:
@@ -133,6 +133,7 @@ class AtomRec:
         self._items_saved = False
         self._fields_json = {}                       # note id -> JSON of its fields after its last revision
         self._trans = None                           # item -> next items, from every user's notes (see `transitions`); None: stale
+        self._walk = None                            # the users x items incidence the walk signal walks on (see `walk_index`)
 
     def close(self):
         "Checkpoint, let go of the folder, and remove it if it was a temporary one."
@@ -455,7 +456,8 @@ def features(self:AtomRec, user:str, candidates:list[str], qvec:np.ndarray, ev:E
         uc = IU.get(c, ())   # item-to-item cosine over who has notes on both, summed over the user's items
         cf.append(sum(len(ui & uc) / (si * math.sqrt(len(uc))) for ui, si in mine_sets) if uc else 0.0)
     req = cvec @ rvec if rvec is not None else np.zeros(len(candidates))
-    return np.stack([q, prof, np.array(fac), np.array(path), np.array(col), np.array(co), np.array(pop), np.array(tr), req, np.array(cf)], 1)
+    return np.stack([q, prof, np.array(fac), np.array(path), np.array(col), np.array(co), np.array(pop), np.array(tr), req, np.array(cf),
+                     self.walk(user, candidates)], 1)
 
 # %% ../nbs/07_memory.ipynb #90720f4f
 @patch
@@ -584,7 +586,60 @@ def transitions(self:AtomRec)->dict:
             for p, a in enumerate(items):
                 for s, b in enumerate(items[p + 1:p + 1 + NEXT_WINDOW], 1): T[a][b] += 1 / s
         self._trans = T
+        self._walk = None
     return self._trans
+
+# %% ../nbs/07_memory.ipynb #354252f5
+WALK_BETA = 0.5   # popularity penalty of the walk signal: a candidate's walk probability / (its readers)**WALK_BETA
+
+@dataclass
+class WalkIndex:
+    "Who has a user note about what: the users x items incidence the walk signal walks on."
+    users:list; items:list           # row -> user id, column -> item id
+    row:dict; col:dict               # user id -> row, item id -> column
+    by_item:sp.csc_matrix            # the incidence, for a column's readers
+    by_user:sp.csr_matrix            # the same, for a row's items
+    readers:np.ndarray               # users with a note about each item
+    length:np.ndarray                # items each user has notes about
+
+@patch
+def walk_index(self:AtomRec)->WalkIndex:
+    "The `WalkIndex` of the memory's user notes (computed on first use, dropped whenever a note is written, like `transitions`)."
+    self.transitions()
+    if self._walk is None:
+        users = sorted(self._user_items); items = sorted({i for s in self._user_items.values() for i in s})
+        U, I = {u: k for k, u in enumerate(users)}, {i: k for k, i in enumerate(items)}
+        r = [U[u] for u in users for _ in self._user_items[u]]; c = [I[i] for u in users for i in sorted(self._user_items[u])]
+        X = sp.csr_matrix((np.ones(len(r)), (r, c)), shape=(len(users), len(items)))
+        self._walk = WalkIndex(users, items, U, I, X.tocsc(), X, np.asarray(X.sum(0)).ravel(), np.asarray(X.sum(1)).ravel())
+    return self._walk
+
+@patch
+def walk(self:AtomRec, user:str, # the user
+         candidates:list[str], # item ids to score
+        )->np.ndarray:
+    "RP³β over the notes: P(user → their item → its reader → candidate) / readers(candidate)**`WALK_BETA`, per candidate."
+    W = self.walk_index()
+    h = np.array(sorted(W.col[i] for i in self._user_items.get(user, ()) if i in W.col), dtype=np.int64)
+    if not len(h): return np.zeros(len(candidates))
+    c = np.array([W.col.get(str(x), -1) for x in candidates]); cc = np.maximum(c, 0)
+    to_reader = (W.by_item[:, h] @ (1.0 / W.readers[h])) / len(h) / np.maximum(W.length, 1)   # P(user → h → reader), per reader
+    return np.where(c >= 0, (W.by_item[:, cc].T @ to_reader) / np.maximum(W.readers[cc], 1) ** WALK_BETA, 0.0)
+
+@patch
+def _walk_witness(self:AtomRec, user:str, c:str, own:list)->EvidencePath|None:
+    "The strongest single walk to `c`: the user's note on h → a reader's note on h → that reader's note on `c` (weight 1/(readers(h) · the reader's items))."
+    W = self.walk_index()
+    mine = {W.col[n.item_id]: n.id for n in own if n.item_id in W.col}
+    if c not in W.col or not mine: return None
+    hs = np.array(sorted(mine)); vs = W.by_item[:, [W.col[c]]].indices
+    vs = vs[vs != W.row.get(user, -1)]
+    S = W.by_user[vs][:, hs].tocoo()
+    if not S.nnz: return None
+    w = 1.0 / (W.readers[hs][S.col] * W.length[vs][S.row]); j = int(np.argmax(w))
+    v, h = W.users[vs[S.row[j]]], W.items[hs[S.col[j]]]
+    theirs = {n.item_id: n.id for n in self.store.get_many(self.sequences()[v])}
+    return EvidencePath([mine[W.col[h]], theirs[h], theirs[c]], ['same item', 'same reader'], float(w[j]))
 
 # %% ../nbs/07_memory.ipynb #8cf77c82
 @patch
@@ -593,7 +648,7 @@ def explain(self:AtomRec, user:str, # the user
             ev:Evidence, # the synthesis of this user's retrieval
             per_candidate:int=4, # paths kept per candidate
            )->dict:
-    "Candidate -> evidence paths (dicts with nodes, relations, score, kind): retrieval, linked, next, similar, in that order."
+    "Candidate -> evidence paths (dicts with nodes, relations, score, kind): retrieval, linked, next, walk, similar, in that order."
     own = self.store.notes_of(user, kind='user'); own_ids = {n.id for n in own}
     seqs, cset = self.sequences(), set(candidates)
     nxt = {}   # candidate -> (weight, path): the strongest 'what another user did next' witness
@@ -616,6 +671,7 @@ def explain(self:AtomRec, user:str, # the user
             hit = next(((j, rel) for j, rel in self.store.get(nid).links if j in own_ids), None)
             if hit: ps.append((EvidencePath([hit[0], nid], [hit[1] or 'linked'], 1.0), 'linked')); break
         if c in nxt: ps.append((nxt[c][1], 'next'))
+        if (w := self._walk_witness(user, c, own)) is not None: ps.append((w, 'walk'))
         if own_vecs is not None and cid in self.store:
             sims = own_vecs @ self.store.vectors([cid])[0]; j = int(np.argmax(sims))
             ps.append((EvidencePath([own[j].id, cid], [f'similar content (cosine {sims[j]:.2f})'], float(sims[j])), 'similar'))
