@@ -14,8 +14,8 @@ from .encoder import Encoder, DEFAULT_MODEL
 from .runner import Method, tuning_cases
 
 # %% auto #0
-__all__ = ['GRID', 'BLEND_FEATURES', 'ranked', 'InstructionMethod', 'hand_bench', 'item_cosine', 'ItemKNNMethod', 'standardise',
-           'blend', 'HybridMethod', 'InteractionSignals', 'profile_scores', 'LearnedBlendMethod']
+__all__ = ['GRID', 'BLEND_FEATURES', 'WALK_BETA', 'ranked', 'InstructionMethod', 'hand_bench', 'item_cosine', 'ItemKNNMethod',
+           'standardise', 'blend', 'HybridMethod', 'InteractionSignals', 'profile_scores', 'LearnedBlendMethod']
 
 # %% ../nbs/15_references.ipynb #5703f714
 def ranked(candidates:list[str], # the case's candidates
@@ -205,10 +205,11 @@ class HybridMethod(Method):
     def close(self): self.instr.close()
 
 # %% ../nbs/15_references.ipynb #13419d0e
-BLEND_FEATURES = ('request', 'itemknn', 'itemknn_recent', 'transition', 'userknn', 'popularity', 'profile')
+BLEND_FEATURES = ('request', 'itemknn', 'itemknn_recent', 'transition', 'userknn', 'popularity', 'walk', 'profile')
+WALK_BETA = 0.5   # the walk's popularity penalty (AtomRec's `walk` signal uses the same)
 
 class InteractionSignals:
-    "The raw signals of `learned-blend` over one frame of interactions (no memory): item-kNN, transitions, user co-occurrence, popularity."
+    "The raw signals of `learned-blend` over one frame of interactions (no memory): item-kNN, transitions, user co-occurrence, popularity, RP³β walk."
     def __init__(self, train:pd.DataFrame, # user_id, item_id, pos (order within the user)
                  items=(), # every item id (default: those in `train`)
                  recent:int=5, # history items the recent signals look at
@@ -229,7 +230,7 @@ class InteractionSignals:
         self.T = sp.csr_matrix((np.concatenate(v), (np.concatenate(r), np.concatenate(c))), shape=(n, n)) if r else sp.csr_matrix((n, n))
 
     def case(self, history:list, candidates:list)->np.ndarray:
-        "(candidates, 5): itemknn, itemknn_recent, transition, userknn, popularity for one case."
+        "(candidates, 6): itemknn, itemknn_recent, transition, userknn, popularity, walk for one case."
         ix = self.index
         h = [ix[str(x)] for x in history if str(x) in ix]
         c = np.array([ix.get(str(x), -1) for x in candidates]); ok = c >= 0; cc = np.maximum(c, 0)
@@ -243,9 +244,11 @@ class InteractionSignals:
         if len(hs):
             overlap = np.asarray(self.X[:, hs].sum(1)).ravel() / np.sqrt(np.maximum(self.user_len, 1))
             uk = (self.X[:, cc].T @ overlap) / np.sqrt(len(hs) + 1)
-        else: uk = np.zeros(len(c))
+            to_reader = (self.X[:, hs] @ (1.0 / self.pop[hs])) / len(hs) / np.maximum(self.user_len, 1)   # P(history → h → reader)
+            walk = (self.X[:, cc].T @ to_reader) / np.maximum(self.pop[cc], 1) ** WALK_BETA
+        else: uk = walk = np.zeros(len(c))
         pop = np.log1p(self.pop[cc])
-        return np.where(ok[:, None], np.stack([knn, knr, tr, uk, pop], 1), 0.0)
+        return np.where(ok[:, None], np.stack([knn, knr, tr, uk, pop, walk], 1), 0.0)
 
 def profile_scores(history:list, candidates:list, vec:dict, # item id -> unit vector (of its text)
                    top:int=3, max_profile:int=50)->np.ndarray:
