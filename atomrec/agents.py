@@ -13,9 +13,9 @@ from .core import *
 from .store import AtomicNote
 
 # %% auto #0
-__all__ = ['RELATIONS', 'STOPWORDS', 'FEATURES', 'DEFAULT_WEIGHTS', 'LGBM_PARAMS', 'EvidencePath', 'Evidence', 'Revision',
-           'MemoryAgent', 'RecAgent', 'words', 'RuleMemoryAgent', 'ScoringRecAgent', 'RuleRecAgent', 'fit_weights',
-           'relative_features', 'relative_names', 'fit_ranker', 'LearnedRecAgent']
+__all__ = ['RELATIONS', 'STOPWORDS', 'FEATURES', 'DEFAULT_WEIGHTS', 'WALK_BETA', 'LGBM_PARAMS', 'EvidencePath', 'Evidence',
+           'Revision', 'MemoryAgent', 'RecAgent', 'words', 'RuleMemoryAgent', 'ScoringRecAgent', 'RuleRecAgent',
+           'fit_weights', 'rp3_walk', 'relative_features', 'relative_names', 'fit_ranker', 'LearnedRecAgent']
 
 # %% ../nbs/06_agents.ipynb #881cb3ca
 RELATIONS = ('shared topic', 'complementary preference', 'intent progression', 'preference transition', 'cross-domain transfer', 'same item')
@@ -224,6 +224,19 @@ def fit_weights(feats:np.ndarray, # (cases, candidates, features) from the valid
                 v = _ndcg5(f @ w2, target_idx, key)
                 if v > best + 1e-9: best, w = v, w2
     return {n: float(w[j] / sd[j]) for j, n in enumerate(FEATURES)}, best
+
+# %% ../nbs/06_agents.ipynb #1d11dbb1
+WALK_BETA = 0.5   # popularity penalty of the walk signal: a candidate's walk probability / (its readers)**WALK_BETA
+
+def rp3_walk(X, # users x items incidence (scipy CSC; 1 where the user has the item)
+             readers:np.ndarray, # users per item (X's column sums)
+             length:np.ndarray, # items per user (X's row sums)
+             history:np.ndarray, # the user's items, as columns of X (not empty)
+             candidates:np.ndarray, # the candidates, as columns of X
+             beta:float=WALK_BETA)->np.ndarray:
+    "RP³β: P(user → one of their items → one of its readers → candidate) / readers(candidate)**beta, per candidate."
+    to_reader = (X[:, history] @ (1.0 / readers[history])) / len(history) / np.maximum(length, 1)
+    return (X[:, candidates].T @ to_reader) / np.maximum(readers[candidates], 1) ** beta
 
 # %% ../nbs/06_agents.ipynb #f4146ae6
 LGBM_PARAMS = dict(objective='lambdarank', metric='ndcg', eval_at=[5], learning_rate=0.05, num_leaves=15, min_data_in_leaf=50,

@@ -17,7 +17,7 @@ from .encoder import Encoder
 from .agents import *
 
 # %% auto #0
-__all__ = ['MEMORY_FILES', 'NEXT_WINDOW', 'RECENCY', 'WALK_BETA', 'NoteEmbedder', 'Recommendation', 'AtomRec', 'WalkIndex',
+__all__ = ['MEMORY_FILES', 'NEXT_WINDOW', 'RECENCY', 'NoteEmbedder', 'Recommendation', 'AtomRec', 'WalkIndex',
            'embedding_cache_dir', 'memory_frame', 'memory_leaks', 'AtomRecMethod']
 
 # %% ../nbs/07_memory.ipynb #c0921c19
@@ -590,8 +590,6 @@ def transitions(self:AtomRec)->dict:
     return self._trans
 
 # %% ../nbs/07_memory.ipynb #354252f5
-WALK_BETA = 0.5   # popularity penalty of the walk signal: a candidate's walk probability / (its readers)**WALK_BETA
-
 @dataclass
 class WalkIndex:
     "Who has a user note about what: the users x items incidence the walk signal walks on."
@@ -622,9 +620,8 @@ def walk(self:AtomRec, user:str, # the user
     W = self.walk_index()
     h = np.array(sorted(W.col[i] for i in self._user_items.get(user, ()) if i in W.col), dtype=np.int64)
     if not len(h): return np.zeros(len(candidates))
-    c = np.array([W.col.get(str(x), -1) for x in candidates]); cc = np.maximum(c, 0)
-    to_reader = (W.by_item[:, h] @ (1.0 / W.readers[h])) / len(h) / np.maximum(W.length, 1)   # P(user → h → reader), per reader
-    return np.where(c >= 0, (W.by_item[:, cc].T @ to_reader) / np.maximum(W.readers[cc], 1) ** WALK_BETA, 0.0)
+    c = np.array([W.col.get(str(x), -1) for x in candidates])
+    return np.where(c >= 0, rp3_walk(W.by_item, W.readers, W.length, h, np.maximum(c, 0)), 0.0)
 
 @patch
 def _walk_witness(self:AtomRec, user:str, c:str, own:list)->EvidencePath|None:

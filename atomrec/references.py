@@ -12,10 +12,11 @@ from .core import *
 from .benchmark import Bench, request_cosine_scores, word_overlap_scores, ndcg_by_scores
 from .encoder import Encoder, DEFAULT_MODEL
 from .runner import Method, tuning_cases
+from .agents import rp3_walk
 
 # %% auto #0
-__all__ = ['GRID', 'BLEND_FEATURES', 'WALK_BETA', 'ranked', 'InstructionMethod', 'hand_bench', 'item_cosine', 'ItemKNNMethod',
-           'standardise', 'blend', 'HybridMethod', 'InteractionSignals', 'profile_scores', 'LearnedBlendMethod']
+__all__ = ['GRID', 'BLEND_FEATURES', 'ranked', 'InstructionMethod', 'hand_bench', 'item_cosine', 'ItemKNNMethod', 'standardise',
+           'blend', 'HybridMethod', 'InteractionSignals', 'profile_scores', 'LearnedBlendMethod']
 
 # %% ../nbs/15_references.ipynb #5703f714
 def ranked(candidates:list[str], # the case's candidates
@@ -206,7 +207,6 @@ class HybridMethod(Method):
 
 # %% ../nbs/15_references.ipynb #13419d0e
 BLEND_FEATURES = ('request', 'itemknn', 'itemknn_recent', 'transition', 'userknn', 'popularity', 'walk', 'profile')
-WALK_BETA = 0.5   # the walk's popularity penalty (AtomRec's `walk` signal uses the same)
 
 class InteractionSignals:
     "The raw signals of `learned-blend` over one frame of interactions (no memory): item-kNN, transitions, user co-occurrence, popularity, RP³β walk."
@@ -244,8 +244,7 @@ class InteractionSignals:
         if len(hs):
             overlap = np.asarray(self.X[:, hs].sum(1)).ravel() / np.sqrt(np.maximum(self.user_len, 1))
             uk = (self.X[:, cc].T @ overlap) / np.sqrt(len(hs) + 1)
-            to_reader = (self.X[:, hs] @ (1.0 / self.pop[hs])) / len(hs) / np.maximum(self.user_len, 1)   # P(history → h → reader)
-            walk = (self.X[:, cc].T @ to_reader) / np.maximum(self.pop[cc], 1) ** WALK_BETA
+            walk = rp3_walk(self.X, self.pop, self.user_len, hs, cc)
         else: uk = walk = np.zeros(len(c))
         pop = np.log1p(self.pop[cc])
         return np.where(ok[:, None], np.stack([knn, knr, tr, uk, pop, walk], 1), 0.0)
