@@ -635,9 +635,9 @@ def _walk_witness(self:AtomRec, user:str, c:str, own:list)->EvidencePath|None:
     if not S.nnz: return None
     w = 1.0 / (W.readers[hs][S.col] * W.length[vs][S.row]); j = int(np.argmax(w))
     v, h = W.users[vs[S.row[j]]], W.items[hs[S.col[j]]]
-    seq = self.sequences()[v]
+    seq = self.sequences()[v]; in_seq = set(seq)
     theirs = {n.item_id: n.id for n in self.store.get_many(seq)}
-    about = lambda i: theirs.get(i) or next(n for n in self._item_user_notes[i] if n in set(seq))   # a coarse memory's summary is about all its items
+    about = lambda i: theirs.get(i) or next(n for n in self._item_user_notes[i] if n in in_seq)   # a coarse memory's summary is about all its items
     return EvidencePath([mine[W.col[h]], about(h), about(c)], ['same item', 'same reader'], float(w[j]))
 
 # %% ../nbs/07_memory.ipynb #8cf77c82
