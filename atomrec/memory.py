@@ -363,6 +363,7 @@ def _coarse_note(self:AtomRec, user, recs:list)->AtomicNote:
     Rewriting it once per call gives the text a rewrite per interaction ends with, at one encoder pass instead of one each."""
     nid = f"u:{user}:summary"
     for r in recs: self._coarse[user].append(r[2]); self._item_user_notes[r[2]].append(nid); self._user_items[user].add(r[2])
+    self._trans = None   # the tables read off who has notes on what (`transitions`, `walk_index`) are stale now, as after `_commit`
     _, _, item, ts, ev, extra, _ = recs[-1]
     titles = [str(self.items.at[i, 'title']) if self.items is not None and i in self.items.index else i for i in self._coarse[user][-self.cfg.max_history:]]
     content = "user's items, oldest first: " + '; '.join(titles)
