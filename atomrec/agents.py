@@ -13,9 +13,10 @@ from .core import *
 from .store import AtomicNote
 
 # %% auto #0
-__all__ = ['RELATIONS', 'STOPWORDS', 'FEATURES', 'DEFAULT_WEIGHTS', 'WALK_BETA', 'LGBM_PARAMS', 'EvidencePath', 'Evidence',
-           'Revision', 'MemoryAgent', 'RecAgent', 'words', 'RuleMemoryAgent', 'ScoringRecAgent', 'RuleRecAgent',
-           'fit_weights', 'rp3_walk', 'relative_features', 'relative_names', 'fit_ranker', 'LearnedRecAgent']
+__all__ = ['RELATIONS', 'STOPWORDS', 'FEATURES', 'DEFAULT_WEIGHTS', 'WALK_BETA', 'WALK_HOPS', 'LGBM_PARAMS', 'EvidencePath',
+           'Evidence', 'Revision', 'MemoryAgent', 'RecAgent', 'words', 'RuleMemoryAgent', 'ScoringRecAgent',
+           'RuleRecAgent', 'fit_weights', 'rp3_walk', 'relative_features', 'relative_names', 'fit_ranker',
+           'LearnedRecAgent']
 
 # %% ../nbs/06_agents.ipynb #881cb3ca
 RELATIONS = ('shared topic', 'complementary preference', 'intent progression', 'preference transition', 'cross-domain transfer', 'same item')
@@ -182,8 +183,8 @@ class RuleMemoryAgent(MemoryAgent):
                         scores={i: s for i, (s, _) in best.items()})
 
 # %% ../nbs/06_agents.ipynb #ce648be6
-FEATURES = ('query', 'profile', 'facets', 'paths', 'collab', 'cooccur', 'popularity', 'transition', 'request', 'itemcf', 'walk')
-DEFAULT_WEIGHTS = dict(query=1.0, profile=1.0, facets=0.5, paths=0.5, collab=0.5, cooccur=0.5, popularity=0.5, transition=0.5, request=1.0, itemcf=0.5, walk=0.5)
+FEATURES = ('query', 'profile', 'facets', 'paths', 'collab', 'cooccur', 'popularity', 'transition', 'request', 'itemcf', 'walk', 'walk2', 'walk3')
+DEFAULT_WEIGHTS = dict(query=1.0, profile=1.0, facets=0.5, paths=0.5, collab=0.5, cooccur=0.5, popularity=0.5, transition=0.5, request=1.0, itemcf=0.5, walk=0.5, walk2=0.5, walk3=0.5)
 
 class ScoringRecAgent(RecAgent):
     "A rank agent that ranks candidates by `score(features matrix)`, best first (ties in candidate order)."
@@ -227,16 +228,24 @@ def fit_weights(feats:np.ndarray, # (cases, candidates, features) from the valid
 
 # %% ../nbs/06_agents.ipynb #1d11dbb1
 WALK_BETA = 0.5   # popularity penalty of the walk signal: a candidate's walk probability / (its readers)**WALK_BETA
+WALK_HOPS = 3     # item-to-item steps of the longest walk signal (`walk`, `walk2`, `walk3`)
 
 def rp3_walk(X, # users x items incidence (scipy CSC; 1 where the user has the item)
              readers:np.ndarray, # users per item (X's column sums)
              length:np.ndarray, # items per user (X's row sums)
              history:np.ndarray, # the user's items, as columns of X (not empty)
              candidates:np.ndarray, # the candidates, as columns of X
-             beta:float=WALK_BETA)->np.ndarray:
-    "RP³β: P(user → one of their items → one of its readers → candidate) / readers(candidate)**beta, per candidate."
-    to_reader = (X[:, history] @ (1.0 / readers[history])) / len(history) / np.maximum(length, 1)
-    return (X[:, candidates].T @ to_reader) / np.maximum(readers[candidates], 1) ** beta
+             beta:float=WALK_BETA, # popularity penalty: each probability is divided by readers(candidate)**beta
+             hops:int=1, # item-to-item steps of the longest walk
+            )->np.ndarray:
+    "RP³β and its longer walks: column k is P(user → item → reader → item, k+1 times → candidate) / readers(candidate)**beta; (candidates, hops)."
+    per_reader, per_item = 1.0 / np.maximum(readers, 1), 1.0 / np.maximum(length, 1)
+    at_reader = (X[:, history] @ per_reader[history]) / len(history) * per_item   # each reader's share, already split over their items
+    steps = []
+    for k in range(hops):
+        if k: at_reader = (X @ ((X.T @ at_reader) * per_reader)) * per_item
+        steps.append(X[:, candidates].T @ at_reader)
+    return np.stack(steps, 1) / np.maximum(readers[candidates], 1)[:, None] ** beta
 
 # %% ../nbs/06_agents.ipynb #f4146ae6
 LGBM_PARAMS = dict(objective='lambdarank', metric='ndcg', eval_at=[5], learning_rate=0.05, num_leaves=15, min_data_in_leaf=50,

@@ -457,8 +457,8 @@ def features(self:AtomRec, user:str, candidates:list[str], qvec:np.ndarray, ev:E
         uc = IU.get(c, ())   # item-to-item cosine over who has notes on both, summed over the user's items
         cf.append(sum(len(ui & uc) / (si * math.sqrt(len(uc))) for ui, si in mine_sets) if uc else 0.0)
     req = cvec @ rvec if rvec is not None else np.zeros(len(candidates))
-    return np.stack([q, prof, np.array(fac), np.array(path), np.array(col), np.array(co), np.array(pop), np.array(tr), req, np.array(cf),
-                     self.walk(user, candidates)], 1)
+    return np.concatenate([np.stack([q, prof, np.array(fac), np.array(path), np.array(col), np.array(co), np.array(pop), np.array(tr), req, np.array(cf)], 1),
+                           self.walk(user, candidates, hops=WALK_HOPS)], 1)
 
 # %% ../nbs/07_memory.ipynb #90720f4f
 @patch
@@ -616,13 +616,20 @@ def walk_index(self:AtomRec)->WalkIndex:
 @patch
 def walk(self:AtomRec, user:str, # the user
          candidates:list[str], # item ids to score
+         hops:int=WALK_HOPS, # walks of 1 … `hops` item-to-item steps
         )->np.ndarray:
-    "RP³β over the notes: P(user → their item → its reader → candidate) / readers(candidate)**`WALK_BETA`, per candidate."
+    "RP³β over the notes: P(user → their item → its reader → … → candidate) / readers(candidate)**`WALK_BETA`: (candidates, hops)."
     W = self.walk_index()
     h = np.array(sorted(W.col[i] for i in self._user_items.get(user, ()) if i in W.col), dtype=np.int64)
-    if not len(h): return np.zeros(len(candidates))
+    if not len(h): return np.zeros((len(candidates), hops))
     c = np.array([W.col.get(str(x), -1) for x in candidates])
-    return np.where(c >= 0, rp3_walk(W.by_item, W.readers, W.length, h, np.maximum(c, 0)), 0.0)
+    return np.where((c >= 0)[:, None], rp3_walk(W.by_item, W.readers, W.length, h, np.maximum(c, 0), hops=hops), 0.0)
+
+@patch
+def _note_of(self:AtomRec, reader:str, item:str)->str:
+    "Id of `reader`'s user note about `item` (in a coarse memory, the summary that covers it)."
+    seq = self.sequences()[reader]; in_seq = set(seq)
+    return next((n for n in self._item_user_notes[item] if n in in_seq))
 
 @patch
 def _walk_witness(self:AtomRec, user:str, c:str, own:list)->EvidencePath|None:
@@ -636,10 +643,39 @@ def _walk_witness(self:AtomRec, user:str, c:str, own:list)->EvidencePath|None:
     if not S.nnz: return None
     w = 1.0 / (W.readers[hs][S.col] * W.length[vs][S.row]); j = int(np.argmax(w))
     v, h = W.users[vs[S.row[j]]], W.items[hs[S.col[j]]]
-    seq = self.sequences()[v]; in_seq = set(seq)
+    seq = self.sequences()[v]
     theirs = {n.item_id: n.id for n in self.store.get_many(seq)}
-    about = lambda i: theirs.get(i) or next(n for n in self._item_user_notes[i] if n in in_seq)   # a coarse memory's summary is about all its items
+    about = lambda i: theirs.get(i) or self._note_of(v, i)   # a coarse memory's summary is about all its items
     return EvidencePath([mine[W.col[h]], about(h), about(c)], ['same item', 'same reader'], float(w[j]))
+
+@patch
+def _long_walk_witness(self:AtomRec, user:str, c:str, own:list, hops:int=WALK_HOPS)->EvidencePath|None:
+    "The shortest walk of 2 … `hops` item-to-item steps from the user's notes to `c`, each step the one carrying most of what reaches `c`."
+    W = self.walk_index()
+    mine = {W.col[n.item_id]: n.id for n in own if n.item_id in W.col}
+    if c not in W.col or not mine: return None
+    X, Xr = W.by_item, W.by_user
+    per_reader, per_item = 1.0 / np.maximum(W.readers, 1), 1.0 / np.maximum(W.length, 1)
+    if user in W.row: per_item[W.row[user]] = 0.0                      # never through the user's own notes
+    reach = [np.zeros(len(W.items))]; reach[0][W.col[c]] = 1.0        # reach[k][m]: P(k steps from item m end at c)
+    for _ in range(hops): reach.append((X.T @ ((X @ reach[-1]) * per_item)) * per_reader)
+    hs = np.array(sorted(mine))
+    k = next((k for k in range(2, hops + 1) if reach[k][hs].max() > 0), None)
+    if k is None: return None
+    chain = [int(hs[np.argmax(reach[k][hs])])]
+    for left in range(k - 1, -1, -1):                                 # the next item: most of what is left to reach c
+        step = (X.T @ (X[:, chain[-1]].toarray().ravel() * per_item)) * per_reader[chain[-1]]
+        score = step * reach[left]; score[chain] = 0.0
+        if score.max() <= 0: return None
+        chain.append(int(np.argmax(score)))
+    nodes, rels, weight = [mine[chain[0]]], [], 1.0
+    for a, b in zip(chain, chain[1:]):
+        both = np.intersect1d(X[:, a].indices, X[:, b].indices)
+        both = both[per_item[both] > 0]
+        v = int(both[np.argmax(per_item[both])])                      # the co-reader with the fewest items: the largest single share
+        nodes += [self._note_of(W.users[v], W.items[a]), self._note_of(W.users[v], W.items[b])]
+        rels += ['same item', 'same reader']; weight *= per_reader[a] * per_item[v]
+    return EvidencePath(nodes, rels, float(weight))
 
 # %% ../nbs/07_memory.ipynb #8cf77c82
 @patch
@@ -671,7 +707,7 @@ def explain(self:AtomRec, user:str, # the user
             hit = next(((j, rel) for j, rel in self.store.get(nid).links if j in own_ids), None)
             if hit: ps.append((EvidencePath([hit[0], nid], [hit[1] or 'linked'], 1.0), 'linked')); break
         if c in nxt: ps.append((nxt[c][1], 'next'))
-        if (w := self._walk_witness(user, c, own)) is not None: ps.append((w, 'walk'))
+        if (w := self._walk_witness(user, c, own) or self._long_walk_witness(user, c, own)) is not None: ps.append((w, 'walk'))
         if own_vecs is not None and cid in self.store:
             sims = own_vecs @ self.store.vectors([cid])[0]; j = int(np.argmax(sims))
             ps.append((EvidencePath([own[j].id, cid], [f'similar content (cosine {sims[j]:.2f})'], float(sims[j])), 'similar'))

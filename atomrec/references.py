@@ -12,7 +12,7 @@ from .core import *
 from .benchmark import Bench, request_cosine_scores, word_overlap_scores, ndcg_by_scores
 from .encoder import Encoder, DEFAULT_MODEL
 from .runner import Method, tuning_cases
-from .agents import rp3_walk
+from .agents import rp3_walk, WALK_HOPS
 
 # %% auto #0
 __all__ = ['GRID', 'BLEND_FEATURES', 'ranked', 'InstructionMethod', 'hand_bench', 'item_cosine', 'ItemKNNMethod', 'standardise',
@@ -206,7 +206,7 @@ class HybridMethod(Method):
     def close(self): self.instr.close()
 
 # %% ../nbs/15_references.ipynb #13419d0e
-BLEND_FEATURES = ('request', 'itemknn', 'itemknn_recent', 'transition', 'userknn', 'popularity', 'walk', 'profile')
+BLEND_FEATURES = ('request', 'itemknn', 'itemknn_recent', 'transition', 'userknn', 'popularity', 'walk', 'walk2', 'walk3', 'profile')
 
 class InteractionSignals:
     "The raw signals of `learned-blend` over one frame of interactions (no memory): item-kNN, transitions, user co-occurrence, popularity, RP³β walk."
@@ -230,7 +230,7 @@ class InteractionSignals:
         self.T = sp.csr_matrix((np.concatenate(v), (np.concatenate(r), np.concatenate(c))), shape=(n, n)) if r else sp.csr_matrix((n, n))
 
     def case(self, history:list, candidates:list)->np.ndarray:
-        "(candidates, 6): itemknn, itemknn_recent, transition, userknn, popularity, walk for one case."
+        "(candidates, 8): itemknn, itemknn_recent, transition, userknn, popularity, walk, walk2, walk3 for one case."
         ix = self.index
         h = [ix[str(x)] for x in history if str(x) in ix]
         c = np.array([ix.get(str(x), -1) for x in candidates]); ok = c >= 0; cc = np.maximum(c, 0)
@@ -244,10 +244,10 @@ class InteractionSignals:
         if len(hs):
             overlap = np.asarray(self.X[:, hs].sum(1)).ravel() / np.sqrt(np.maximum(self.user_len, 1))
             uk = (self.X[:, cc].T @ overlap) / np.sqrt(len(hs) + 1)
-            walk = rp3_walk(self.X, self.pop, self.user_len, hs, cc)
-        else: uk = walk = np.zeros(len(c))
+            walks = rp3_walk(self.X, self.pop, self.user_len, hs, cc, hops=WALK_HOPS)
+        else: uk, walks = np.zeros(len(c)), np.zeros((len(c), WALK_HOPS))
         pop = np.log1p(self.pop[cc])
-        return np.where(ok[:, None], np.stack([knn, knr, tr, uk, pop, walk], 1), 0.0)
+        return np.where(ok[:, None], np.column_stack([knn, knr, tr, uk, pop, walks]), 0.0)
 
 def profile_scores(history:list, candidates:list, vec:dict, # item id -> unit vector (of its text)
                    top:int=3, max_profile:int=50)->np.ndarray:

@@ -1,5 +1,6 @@
-"""The walk signal alone: NDCG@5 of ranking each test case by RP³β over the raw interactions (`learned-blend`'s `walk`
-column, the formula AtomRec's `walk` applies to its notes), beside item-kNN from the same signals, with the harness's
+"""The walk signals alone: NDCG@5 of ranking each test case by RP³β over the raw interactions, walked for one, two and
+three item-to-item steps (`learned-blend`'s `walk`, `walk2`, `walk3` columns, the formula AtomRec's walks apply to its
+notes), beside item-kNN from the same signals, with the harness's
 tie-breaking. A reference point for what the walk carries before any learner weighs it. No validation case is read.
 
     python bench/walk_only.py BENCH [BENCH ...]
@@ -18,5 +19,5 @@ if __name__ == '__main__':
         b = Bench(bdir); tc = b.cases('test')
         sig = InteractionSignals(b.train('test'), b.items.item_id)
         F = [sig.case([str(x) for x in h], [str(x) for x in c]) for h, c in zip(tc.history, tc.candidates)]
-        n5 = {k: ndcg_by_scores(tc, [f[:, raw.index(k)] for f in F], a.seed, 5) for k in ('walk', 'itemknn')}
-        print(f"{bdir}: users {len(tc)}, N@5 walk alone {n5['walk']:.4f}, item-kNN {n5['itemknn']:.4f}", flush=True)
+        n5 = {k: ndcg_by_scores(tc, [f[:, raw.index(k)] for f in F], a.seed, 5) for k in ('walk', 'walk2', 'walk3', 'itemknn')}
+        print(f"{bdir}: users {len(tc)}, N@5 alone: " + ', '.join(f"{k} {v:.4f}" for k, v in n5.items()), flush=True)
