@@ -654,7 +654,7 @@ def _long_walk_witness(self:AtomRec, user:str, c:str, own:list, hops:int=WALK_HO
     W = self.walk_index()
     mine = {W.col[n.item_id]: n.id for n in own if n.item_id in W.col}
     if c not in W.col or not mine: return None
-    X, Xr = W.by_item, W.by_user
+    X = W.by_item
     per_reader, per_item = 1.0 / np.maximum(W.readers, 1), 1.0 / np.maximum(W.length, 1)
     if user in W.row: per_item[W.row[user]] = 0.0                      # never through the user's own notes
     reach = [np.zeros(len(W.items))]; reach[0][W.col[c]] = 1.0        # reach[k][m]: P(k steps from item m end at c)
