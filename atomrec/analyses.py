@@ -16,8 +16,8 @@ import json
 __all__ = ['COLORS', 'CASE_RUNS', 'MEMORY_SIDE', 'ONLINE', 'ablation_table', 'run_facts', 'ablation_markdown', 'preference_drift',
            'drift_groups', 'drift_table', 'drift_figure', 'sensitivity_table', 'sensitivity_figure',
            'sensitivity_markdown', 'case_choice', 'case_evidence', 'case_figure', 'case_study', 'case_markdown',
-           'llm_cost_table', 'cost_summary', 'cost_points', 'cost_figure', 'paper_history', 'cost_markdown',
-           'drift_markdown', 'study_report']
+           'llm_cost_table', 'cost_summary', 'cost_points', 'cost_figure', 'paper_history', 'is_llm_run',
+           'cost_markdown', 'replay_table', 'replay_markdown', 'drift_markdown', 'study_report']
 
 # %% ../nbs/17_analyses.ipynb #b7f5595a
 def _per_user(run)->pd.DataFrame: return pd.read_parquet(Path(run)/'per_user.parquet')
@@ -384,16 +384,21 @@ def paper_history(bench:Bench, cap:int=50, split:str='test')->float:
     "Mean pre-target history per test user, at most `cap` (AtomRec's `max_history`): what the paper's setting writes to memory per user."
     return float(bench.cases(split).history.map(lambda h: min(len(h), cap)).mean())
 
-def cost_markdown(grid:pd.DataFrame, # the LLM runs (`STUDIES['cost']`)
-                  data:str, out, # the experiment folder whose runs/DATA-MODE/* are the other methods
+def is_llm_run(run)->bool:
+    "Did this finished run call an LLM (its metrics.json carries a ledger, `stats.llm`)?"
+    st = read_json(Path(run)/'metrics.json').get('stats', {}).get('llm')
+    return isinstance(st, dict) and bool(st.get('stages'))
+
+def cost_markdown(grid:pd.DataFrame, # the study's runs (`STUDIES['cost']`): LLM methods and the methods that call none, on the same users
+                  data:str, out, # the experiment folder: the figure goes to out/figures
                   instructions:str='intent', price_model:str='gpt-4o-mini')->str:
     "Per-stage LLM cost of the LLM runs, memory-side and online, measured and projected; the cost-performance points and figure."
     out = Path(out); g = grid[(grid.data == data) & (grid.instructions == instructions)]
-    bench = Bench(out/'bench'/f"{data}-{instructions}") if (out/'bench'/f"{data}-{instructions}").exists() else Bench(read_json(Path(g.run.iloc[0])/'metrics.json')['bench'])
-    h = paper_history(bench)
-    tabs = pd.concat([llm_cost_table(r, price_model, h) for r in g.run], ignore_index=True)
-    others = {p.name: str(p) for p in sorted((out/'runs'/f"{data}-{instructions}").glob('*')) if (p/'metrics.json').exists()}
-    runs = {**{f"{m} ({read_json(Path(r)/'metrics.json')['backend']})": r for m, r in zip(g.method, g.run)}, **others}
+    h = paper_history(Bench(read_json(Path(g.run.iloc[0])/'metrics.json')['bench']))
+    llm_runs = [r for r in g.run if is_llm_run(r)]
+    if not llm_runs: raise AtomRecError(f"{data}: the cost study has no finished LLM run; run `atomrec experiments --study cost` after `make llm`")
+    tabs = pd.concat([llm_cost_table(r, price_model, h) for r in llm_runs], ignore_index=True)
+    runs = {f"{m} ({read_json(Path(r)/'metrics.json')['backend']})": r for m, r in zip(g.method, g.run)}
     pts = cost_points(runs, price_model, {k: h for k in runs})
     llms = sorted({b for b in pts.backend if b.startswith('llm')})
     seeds = sorted({str(read_json(Path(r)/'metrics.json')['seed']) for r in runs.values()})
@@ -403,7 +408,7 @@ def cost_markdown(grid:pd.DataFrame, # the LLM runs (`STUDIES['cost']`)
     import matplotlib.pyplot as plt; plt.close(fig)
     cols = ['method', 'backend', 'stage', 'side', 'calls_per_user', 'cache_hits_per_user', 'cached_tokens_per_user', 'prompt_tokens_per_user', 'completion_tokens_per_user',
             'measured_usd_per_user', f'{price_model}_usd_per_user', f'{price_model}_usd_1000_users']
-    cap = (f"**{data}**, requests: {instructions}; LLM runs: {run_facts(g.run)}. Per evaluated user, per stage; measured cost is the "
+    cap = (f"**{data}**, requests: {instructions}; runs: {run_facts(g.run)}. Per evaluated user, per stage; measured cost is the "
            f"ledger's (0 on a local model); `{price_model}` columns price the same tokens at {price_model}'s rates. The 1,000-user projection "
            f"scales the memory side from the interactions each run wrote per user to {h:.1f} (the benchmark's mean history, at most 50, "
            f"the paper's setting); online work (synthesise, rank) is per request and is not scaled. Cached tokens (prompt + completion) were answered "
@@ -414,6 +419,31 @@ def cost_markdown(grid:pd.DataFrame, # the LLM runs (`STUDIES['cost']`)
             'completion_tokens_per_user', f'{price_model}_usd_1000_users']]) +
             f"\n\nCost against accuracy (NDCG@5 on the {pts.users.min()} users every run shares; rule agents and trained models call no LLM, so cost 0; "
             f"seconds: fit + rank wall time per 1,000 users on this machine):\n\n" + fmt(pts) + f"\n\nFigure: `figures/cost-{data}.png`.")
+
+# %% ../nbs/17_analyses.ipynb #b9794944
+def _http_calls(j:dict)->int:
+    "HTTP requests an LLM run made (its ledger's calls, every stage)."
+    return int(sum(d.get('calls', 0) for d in j['stats']['llm']['stages'].values()))
+
+def replay_table(replays:pd.DataFrame, # from `replay_grid`: run (the replay) and live (the run it replays) per row
+                )->pd.DataFrame:
+    "Per replay: N@5 live and replayed, how many users got the same ranking, HTTP calls per user live and replayed, replay misses."
+    rows = []
+    for r in replays.itertuples():
+        lj, rj = read_json(Path(r.live)/'metrics.json'), read_json(Path(r.run)/'metrics.json')
+        lp, rp = (pd.read_parquet(Path(x)/'predictions.parquet') for x in (r.live, r.run))
+        m = lp.merge(rp, on='user_id', suffixes=('_live', '_replay'))
+        same = sum((a is None and b is None) or (a is not None and b is not None and list(a) == list(b)) for a, b in zip(m.ranking_live, m.ranking_replay))
+        rows.append(dict(method=r.method, data=r.data, backend=rj['backend'], users=rj['users'], seed=rj['seed'],
+                         live_ndcg5=lj['metrics']['ndcg@5'], replay_ndcg5=rj['metrics']['ndcg@5'], same_rankings=f"{same}/{len(lp)}",
+                         live_calls_per_user=_http_calls(lj) / lj['users'], replay_calls=_http_calls(rj),
+                         replay_misses=int(sum(d.get('replay_misses', 0) for d in rj['stats']['llm']['stages'].values()))))
+    return pd.DataFrame(rows)
+
+def replay_markdown(replays:pd.DataFrame)->str:
+    "The replay table with its caption."
+    return ("## Replays\n\nEach LLM run again, answered only from its own response cache (no server; a prompt the cache lacks is a "
+            "counted miss): HTTP calls made, and whether every user's ranking is the live run's.\n\n" + replay_table(replays).to_markdown(index=False, floatfmt='.4g'))
 
 # %% ../nbs/17_analyses.ipynb #e2ff66c0
 def drift_markdown(grid:pd.DataFrame, data:str, out, instructions:str='intent', n_boot:int=2000, encoder=None)->str:
@@ -434,7 +464,9 @@ def drift_markdown(grid:pd.DataFrame, data:str, out, instructions:str='intent', 
     else: txt += '\n\n(No coarse-memory run: the gain over the coarse variant is not measured here.)'
     return txt
 
-def study_report(name:str, grid:pd.DataFrame, out, n_boot:int=2000)->str:
+def study_report(name:str, grid:pd.DataFrame, out, n_boot:int=2000,
+                 replays:pd.DataFrame|None=None, # the study's replays (`replay_grid`), reported after its tables
+                )->str:
     "The markdown report of a study of `STUDIES` from its grid."
     datasets = list(dict.fromkeys(grid.data))
     if name == 'ablations': parts = [ablation_markdown(grid, d, n_boot=n_boot) for d in datasets]
@@ -443,4 +475,5 @@ def study_report(name:str, grid:pd.DataFrame, out, n_boot:int=2000)->str:
     elif name == 'cost': parts = [cost_markdown(grid, d, out) for d in datasets]
     elif name == 'case': parts = [case_markdown(grid, d, out) for d in datasets]
     else: raise AtomRecError(f"no report for study {name!r}; choose ablations, drift, sensitivity, case or cost (main has its own table)")
+    if replays is not None and len(replays): parts.append(replay_markdown(replays))
     return f"# {name}\n\n" + '\n\n'.join(parts)

@@ -89,15 +89,17 @@ def cmd_demo(a):
 
 def cmd_experiments(a):
     "A study of `STUDIES` (default: the main one, every available method x dataset x instruction mode), then its tables."
-    from atomrec.experiments import run_grid, main_table, caption, to_markdown, STUDIES
+    from atomrec.experiments import run_grid, replay_grid, main_table, caption, to_markdown, STUDIES
     t0 = time.time()
     st = STUDIES[a.study]
+    opts = {m: ({**o, 'llm': {**o['llm'], 'n_threads': a.llm_threads}} if a.llm_threads and 'llm' in o else o) for m, o in (st.get('opts') or {}).items()}
     grid = run_grid(Path(a.out)/st.get('out', '.'), datasets=a.datasets or st['datasets'], instructions=a.instructions or st['instructions'],
                     methods=a.methods or st['methods'], users=st.get('users', 1000) if a.users is None else a.users, seed=a.seed,
-                    opts=st.get('opts'), progress=not a.quiet)
+                    opts=opts, progress=not a.quiet)
+    replays = replay_grid(grid, opts, progress=not a.quiet) if st.get('replay') else None
     if a.study != 'main':
         from atomrec.analyses import study_report
-        txt = study_report(a.study, grid, a.out) + f"\n\nWall time of this command: {time.time() - t0:.0f} s (finished runs are read, not redone)."
+        txt = study_report(a.study, grid, a.out, replays=replays) + f"\n\nWall time of this command: {time.time() - t0:.0f} s (finished runs are read, not redone)."
         (Path(a.out)/f'{a.study}.md').write_text(txt); print(txt)
         return
     a.instructions = a.instructions or st['instructions']
@@ -160,6 +162,7 @@ def main(argv=None):
     s.add_argument('--instructions', nargs='+', help="request modes, one benchmark each (see `prepare --instructions`; default: the study's)")
     s.add_argument('--methods', nargs='+', help="methods to run (default: the study's; for main every baseline, the references and atomrec)")
     s.add_argument('--users', type=int, help="evaluation users per dataset (0: all; default: the study's, 1000 but for cost)"); s.add_argument('--seed', type=int, default=0, help='benchmark and method seed')
+    s.add_argument('--llm-threads', type=int, help="CPU threads of each local LLM server the study starts (default 2; 1 when two studies share two cores)")
     s.add_argument('--quiet', action='store_true', help='no progress bars'); s.set_defaults(fn=cmd_experiments)
     a = p.parse_args(argv)
     if threading.current_thread() is threading.main_thread():  # `kill` ends a run like Ctrl-C: servers stop, ledgers are saved

@@ -13,9 +13,9 @@ from .runner import run, load_runs
 from .metrics import paired_bootstrap
 
 # %% auto #0
-__all__ = ['INSTRUCTION_FREE', 'BASELINES', 'ABLATION_METHODS', 'LLM_BASELINES', 'SENSITIVITY', 'STUDIES', 'COLS', 'SHORT',
-           'llm_configured', 'default_methods', 'run_grid', 'sensitivity_methods', 'main_table', 'caption',
-           'to_markdown']
+__all__ = ['INSTRUCTION_FREE', 'BASELINES', 'ABLATION_METHODS', 'LLM_BASELINES', 'COST_REFERENCES', 'SENSITIVITY', 'STUDIES',
+           'COLS', 'SHORT', 'llm_configured', 'default_methods', 'run_grid', 'sensitivity_methods', 'replay_path',
+           'replay_grid', 'main_table', 'caption', 'to_markdown']
 
 # %% ../nbs/16_experiments.ipynb #ce7f7a20
 INSTRUCTION_FREE = ('random', 'pop', 'itemknn', 'bpr', 'lightgcn', 'sasrec', 'p5')
@@ -79,6 +79,7 @@ def run_grid(out, # experiment folder: benches under out/bench, runs under out/r
 # %% ../nbs/16_experiments.ipynb #2832d5b9
 ABLATION_METHODS = ['atomrec'] + [f'atomrec-{a}' for a in ABLATIONS if a != 'full']
 LLM_BASELINES = ['iagent', 'i2agent', 'memrec', 'recbot', 'agentcf']   # the paper's LLM-agent baselines (`19b_iagent`, `19c_llm_recommenders`)
+COST_REFERENCES = ['pop', 'itemknn', 'learned-blend', 'sasrec', 'memrec-rule', 'atomrec']   # no LLM: the cost figure's zero-cost points
 SENSITIVITY = {'k_link': (5, 10, 20, 40), 'tau_evo': (0.5, 0.6, 0.7, 0.8, 0.9), 'hops': (0, 1, 2, 3), 'k_ret': (5, 10, 15, 25)}
 
 def sensitivity_methods(grid:dict=SENSITIVITY)->list[str]:
@@ -93,10 +94,34 @@ STUDIES = {
                   methods=['atomrec', 'atomrec-coarse-memory', 'sasrec', 'lightgcn', 'itemknn', 'hybrid', 'learned-blend']),
     'sensitivity': dict(datasets=('goodreads',), instructions=('intent',), methods=sensitivity_methods()),
     'case': dict(datasets=('ml-100k',), instructions=('intent',), methods=['atomrec', 'atomrec-no-link-retrieval', 'atomrec-coarse-memory']),
-    # the LLM methods on the embedded local model (`make llm`), 10 users (a 2-core CPU), in OUT/llm; the report also reads OUT/runs/ml-100k-intent
-    'cost': dict(datasets=('ml-100k',), instructions=('intent',), methods=['vanilla-llm', *LLM_BASELINES, 'atomrec-llm'], users=10, out='llm',
+    # the LLM methods on the embedded local model (`make llm`), 50 users (a 2-core CPU), in OUT/llm, each then replayed from its
+    # own cache (OUT/llm/replay); the methods that call no LLM run on the same users: the cost figure's zero-cost points
+    'cost': dict(datasets=('ml-100k', 'goodreads'), instructions=('intent',), users=50, out='llm', replay=True,
+                 methods=['vanilla-llm', *LLM_BASELINES, 'atomrec-llm', *COST_REFERENCES],
                  opts={'atomrec-llm': dict(max_history=3, llm=dict(local='smollm2')), **{m: dict(llm=dict(local='smollm2')) for m in ['vanilla-llm', *LLM_BASELINES]}}),
 }
+
+# %% ../nbs/16_experiments.ipynb #64597954
+def replay_path(run)->Path:
+    "Where the replay of a run goes: EXP/replay/DATA-MODE/METHOD beside EXP/runs/DATA-MODE/METHOD."
+    run = Path(run); return run.parents[2]/'replay'/run.parent.name/run.name
+
+def replay_grid(grid:pd.DataFrame, # from `run_grid`: its finished LLM runs are replayed, the others skipped
+                opts:dict|None=None, # the per-method options the grid ran with (`run_grid`'s `opts`)
+                progress:bool=True)->pd.DataFrame:
+    "Each LLM run of `grid` again, answered only from its own response cache; one row per replay (run, and the live run it replays)."
+    rows = []
+    for r in grid.itertuples():
+        live = Path(r.run); j = read_json(live/'metrics.json')
+        if not str(j['backend']).startswith('llm:'): continue
+        meth, o = _spec(r.method); o = {**o, **(opts or {}).get(r.method, {})}
+        o['llm'] = {**o.get('llm', {}), 'cache_mode': 'replay', 'cache': str(live/'llm_cache.sqlite')}
+        rd = replay_path(live)
+        if not (rd/'metrics.json').exists():
+            if progress: print(f"[{time.strftime('%H:%M:%S')}] replay of {r.method} on {r.data} ({r.instructions})", flush=True)
+            run(meth, Bench(j['bench']), rd, split=j['split'], progress=progress, seed=j['seed'], **o)
+        rows.append(dict(data=r.data, instructions=r.instructions, method=r.method, run=str(rd), live=str(live)))
+    return pd.DataFrame(rows)
 
 # %% ../nbs/16_experiments.ipynb #83ebe95f
 COLS = ('hit@3', 'ndcg@3', 'hit@5', 'ndcg@5')
