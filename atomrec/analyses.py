@@ -420,7 +420,7 @@ def cost_markdown(grid:pd.DataFrame, # the study's runs (`STUDIES['cost']`): LLM
             f"\n\nCost against accuracy (NDCG@5 on the {pts.users.min()} users every run shares; rule agents and trained models call no LLM, so cost 0; "
             f"seconds: fit + rank wall time per 1,000 users on this machine):\n\n" + fmt(pts) + f"\n\nFigure: `figures/cost-{data}.png`.")
 
-# %% ../nbs/17_analyses.ipynb #b9794944
+# %% ../nbs/17_analyses.ipynb #0e3bde00
 def _http_calls(j:dict)->int:
     "HTTP requests an LLM run made (its ledger's calls, every stage)."
     return int(sum(d.get('calls', 0) for d in j['stats']['llm']['stages'].values()))

@@ -101,7 +101,7 @@ STUDIES = {
                  opts={'atomrec-llm': dict(max_history=3, llm=dict(local='smollm2')), **{m: dict(llm=dict(local='smollm2')) for m in ['vanilla-llm', *LLM_BASELINES]}}),
 }
 
-# %% ../nbs/16_experiments.ipynb #64597954
+# %% ../nbs/16_experiments.ipynb #7245db6f
 def replay_path(run)->Path:
     "Where the replay of a run goes: EXP/replay/DATA-MODE/METHOD beside EXP/runs/DATA-MODE/METHOD."
     run = Path(run); return run.parents[2]/'replay'/run.parent.name/run.name
