@@ -13,11 +13,11 @@ from .experiments import COLS, SHORT
 import json
 
 # %% auto #0
-__all__ = ['COLORS', 'CASE_RUNS', 'MEMORY_SIDE', 'ONLINE', 'ablation_table', 'run_facts', 'ablation_markdown', 'preference_drift',
-           'drift_groups', 'drift_table', 'drift_figure', 'sensitivity_table', 'sensitivity_figure',
+__all__ = ['COLORS', 'CASE_RUNS', 'MEMORY_SIDE', 'ONLINE', 'PER_INTERACTION', 'ablation_table', 'run_facts', 'ablation_markdown',
+           'preference_drift', 'drift_groups', 'drift_table', 'drift_figure', 'sensitivity_table', 'sensitivity_figure',
            'sensitivity_markdown', 'case_choice', 'case_evidence', 'case_figure', 'case_study', 'case_markdown',
-           'llm_cost_table', 'cost_summary', 'cost_points', 'cost_figure', 'paper_history', 'is_llm_run',
-           'cost_markdown', 'replay_table', 'replay_markdown', 'drift_markdown', 'study_report']
+           'memory_interactions', 'llm_cost_table', 'cost_summary', 'cost_points', 'cost_figure', 'paper_history',
+           'is_llm_run', 'cost_markdown', 'replay_table', 'replay_markdown', 'drift_markdown', 'study_report']
 
 # %% ../nbs/17_analyses.ipynb #b7f5595a
 def _per_user(run)->pd.DataFrame: return pd.read_parquet(Path(run)/'per_user.parquet')
@@ -314,10 +314,20 @@ def case_markdown(grid:pd.DataFrame, data:str, out, instructions:str='intent')->
 # %% ../nbs/17_analyses.ipynb #d5b863d5
 MEMORY_SIDE = ('construct', 'link', 'evolve', 'feedback', 'profile', 'update', 'choose', 'reflect')   # from the history alone: can run ahead, offline
 ONLINE = ('synthesise', 'rank', 'knowledge', 'dynamic')                                              # per request
+PER_INTERACTION = ('update', 'choose')   # baseline stages with one round per history interaction read (RecBot, AgentCF)
+
+def memory_interactions(metrics:dict)->float:
+    "Interactions per user a run's memory read: AtomRec's user notes, else the rounds of a `PER_INTERACTION` stage; 0 if its memory is per user."
+    n = metrics['users']; notes = metrics.get('stats', {}).get('memories', {}).get(metrics['split'], {}).get('user_notes')
+    if notes: return notes / n
+    st = metrics.get('stats', {}).get('llm', {}).get('stages', {})
+    for s in PER_INTERACTION:
+        if s in st: return sum(st[s].get(k, 0) for k in ('ok', 'failures', 'cache_hits')) / n   # a round ends answered, failed or cached
+    return 0.0
 
 def llm_cost_table(run, # a finished run of an LLM method (its metrics.json has `stats.llm`)
                    price_model:str='gpt-4o-mini', # whose prices the token counts are projected at (`PRICES`)
-                   interactions:float|None=None, # history per user to project the memory side to (default: what the run wrote)
+                   interactions:float|None=None, # history per user to project the memory side to (default: what the run read)
                    users:int=1000, # users of the projection
                   )->pd.DataFrame:
     "Per stage: side, calls / prompt / completion tokens per user, measured USD per user, and the projection at `price_model` for `users` users."
@@ -325,8 +335,8 @@ def llm_cost_table(run, # a finished run of an LLM method (its metrics.json has 
     j = read_json(Path(run)/'metrics.json'); st = j.get('stats', {}).get('llm')
     if not isinstance(st, dict) or not st.get('stages'): raise DataError("no LLM ledger in metrics.json (stats.llm): not an LLM run", Path(run)/'metrics.json')
     n = j['users']; pin, pout = price_of(price_model)
-    wrote = (j['stats'].get('memories', {}).get(j['split'], {}).get('user_notes') or 0) / n   # interactions written per user
-    scale = (interactions / wrote) if interactions and wrote else 1.0
+    read = memory_interactions(j)
+    scale = (interactions / read) if interactions and read else 1.0
     rows = []
     for s, d in st['stages'].items():
         side = 'memory' if s in MEMORY_SIDE else 'online' if s in ONLINE else 'other'
@@ -336,7 +346,7 @@ def llm_cost_table(run, # a finished run of an LLM method (its metrics.json has 
         rows.append(dict(method=j['method'], backend=j['backend'], data=j['data'], users=n, stage=s, side=side,
                          calls_per_user=d.get('calls', 0) / n, cache_hits_per_user=d.get('cache_hits', 0) / n,
                          cached_tokens_per_user=d.get('saved_tokens', 0) / n,   # answered from the cache (an earlier, resumed part of the run): not priced
-                         prompt_tokens_per_user=p, completion_tokens_per_user=c, measured_usd_per_user=d.get('cost_usd', 0) / n,
+                         prompt_tokens_per_user=p, completion_tokens_per_user=c, measured_usd_per_user=d.get('cost_usd', 0) / n, memory_scale=k,
                          **{f'{price_model}_usd_per_user': usd, f'{price_model}_usd_{users}_users': usd * k * users}))
     return pd.DataFrame(rows)
 
@@ -368,14 +378,21 @@ def cost_points(runs:dict, # label -> run folder
 def cost_figure(points:pd.DataFrame, title:str, path=None, price_model:str='gpt-4o-mini'):
     "N@5 against projected USD per 1,000 users and against wall seconds per 1,000 users, one labelled point per run."
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    import textwrap
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.6))
+    short = points.label.str.split(' (', regex=False).str[0]   # the method's name; the colour says whether it calls an LLM
     for ax, col, lab in ((axes[0], 'usd_1000_users', f'projected USD per 1,000 users ({price_model} prices; 0 = no LLM)'),
                          (axes[1], 'seconds_1000_users', 'wall seconds per 1,000 users (fit + rank, this CPU)')):
-        for r in points.itertuples():
-            ax.scatter(getattr(r, col), r.ndcg5, c='#c44e52' if r.backend.startswith('llm') else '#4c72b0', s=28)
-            ax.annotate(r.label, (getattr(r, col), r.ndcg5), fontsize=6, xytext=(3, 3), textcoords='offset points')
+        band = points.ndcg5.round(2)   # points at nearly the same accuracy get their labels stacked, not overprinted
+        for name, r, k in zip(short, points.itertuples(), points.assign(b=band).sort_values(col).groupby('b').cumcount().reindex(points.index)):
+            llm = r.backend.startswith('llm')
+            ax.scatter(getattr(r, col), r.ndcg5, c='#c44e52' if llm else '#4c72b0', s=28, label='calls an LLM' if llm else 'no LLM')
+            ax.annotate(name, (getattr(r, col), r.ndcg5), fontsize=7, xytext=(3, 3 + 9 * k), textcoords='offset points',
+                        arrowprops=dict(arrowstyle='-', lw=.4, color='grey') if k else None)
         ax.set_xscale('symlog', linthresh=1e-2 if col.startswith('usd') else 1.0); ax.set_xlabel(lab, fontsize=8); ax.set_ylabel('NDCG@5'); ax.grid(alpha=.3)
-    fig.suptitle(title, fontsize=9); fig.tight_layout()
+        ax.set_ylim(top=points.ndcg5.max() + 0.12)
+    h, l = axes[0].get_legend_handles_labels(); keep = dict(zip(l, h)); axes[0].legend(keep.values(), keep.keys(), fontsize=7, loc='center left')
+    fig.suptitle('\n'.join(textwrap.wrap(title, 150)), fontsize=8); fig.tight_layout()
     if path is not None: Path(path).parent.mkdir(parents=True, exist_ok=True); fig.savefig(path, dpi=120)
     return fig
 
@@ -410,7 +427,8 @@ def cost_markdown(grid:pd.DataFrame, # the study's runs (`STUDIES['cost']`): LLM
             'measured_usd_per_user', f'{price_model}_usd_per_user', f'{price_model}_usd_1000_users']
     cap = (f"**{data}**, requests: {instructions}; runs: {run_facts(g.run)}. Per evaluated user, per stage; measured cost is the "
            f"ledger's (0 on a local model); `{price_model}` columns price the same tokens at {price_model}'s rates. The 1,000-user projection "
-           f"scales the memory side from the interactions each run wrote per user to {h:.1f} (the benchmark's mean history, at most 50, "
+           f"scales the memory side of every run from the interactions its memory read per user (AtomRec's user notes, RecBot's "
+           f"profile updates, AgentCF's choices; i2Agent's per-user profile is not scaled) to {h:.1f} (the benchmark's mean history, at most 50, "
            f"the paper's setting); online work (synthesise, rank) is per request and is not scaled. Cached tokens (prompt + completion) were answered "
            f"from the response cache — a repeated prompt, or the part of a resumed run that ran before — and are not priced: a run with many of them "
            f"cost more live than its priced columns say.")
