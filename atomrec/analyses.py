@@ -381,9 +381,9 @@ def cost_figure(points:pd.DataFrame, title:str, path=None, price_model:str='gpt-
     import textwrap
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.6))
     short = points.label.str.split(' (', regex=False).str[0]   # the method's name; the colour says whether it calls an LLM
+    band = points.ndcg5.round(2)   # points at nearly the same accuracy get their labels stacked, not overprinted
     for ax, col, lab in ((axes[0], 'usd_1000_users', f'projected USD per 1,000 users ({price_model} prices; 0 = no LLM)'),
                          (axes[1], 'seconds_1000_users', 'wall seconds per 1,000 users (fit + rank, this CPU)')):
-        band = points.ndcg5.round(2)   # points at nearly the same accuracy get their labels stacked, not overprinted
         for name, r, k in zip(short, points.itertuples(), points.assign(b=band).sort_values(col).groupby('b').cumcount().reindex(points.index)):
             llm = r.backend.startswith('llm')
             ax.scatter(getattr(r, col), r.ndcg5, c='#c44e52' if llm else '#4c72b0', s=28, label='calls an LLM' if llm else 'no LLM')
