@@ -275,26 +275,36 @@ def _rank_data(feats:np.ndarray, target_idx:np.ndarray):
 def fit_ranker(feats:np.ndarray, # (cases, candidates, features) from the validation split
                target_idx:np.ndarray, # index of each case's target among its candidates
                features:tuple=FEATURES, # the signals' names, in column order
-               max_rounds:int=500, # boosting rounds at most (early stopping picks fewer)
-               holdout:float=0.2, # share of cases held out to pick the number of rounds
+               max_rounds:int=500, # boosting rounds at most (the fold curves or early stopping pick fewer)
+               holdout:float=0.2, # share of cases held out to pick the number of rounds (`rounds_from='holdout'`)
                relative:bool=True, # also each signal relative to the case's other candidates (`relative_features`)
-               seed:int=0, params:dict|None=None)->tuple:
+               seed:int=0, params:dict|None=None,
+               rounds_from:str='cv', # 'cv': the best round of the mean NDCG@5 curve over `folds` folds; 'holdout': early stopping on one held-out share
+               folds:int=5, # folds of the cases when `rounds_from='cv'`
+              )->tuple:
     "LightGBM lambdarank on validation cases; returns (booster refitted on every case, info about the fit)."
     import lightgbm as lgb
     p = {**LGBM_PARAMS, **(params or {}), 'seed': seed}
     if relative: feats, features = relative_features(feats), relative_names(features)
     n = len(feats)
-    perm = np.random.default_rng(seed).permutation(n); ho = np.sort(perm[:max(1, int(n * holdout))]); tr = np.sort(perm[len(ho):])
-    Xt, yt, gt = _rank_data(feats[tr], target_idx[tr]); Xh, yh, gh = _rank_data(feats[ho], target_idx[ho])
-    dt = lgb.Dataset(Xt, yt, group=gt, feature_name=list(features), free_raw_data=False)
-    dh = lgb.Dataset(Xh, yh, group=gh, reference=dt, free_raw_data=False)
-    probe = lgb.train(p, dt, max_rounds, valid_sets=[dh], callbacks=[lgb.early_stopping(50, verbose=False)])
-    rounds = max(1, probe.best_iteration or max_rounds)
+    perm = np.random.default_rng(seed).permutation(n)
+    if rounds_from not in ('holdout', 'cv'): raise AtomRecError(f"rounds_from={rounds_from!r}: use 'holdout' or 'cv'")
+    splits = [perm[:max(1, int(n * holdout))]] if rounds_from == 'holdout' else np.array_split(perm, folds)
+    curves = []
+    for ho in splits:
+        ho = np.sort(ho); tr = np.setdiff1d(np.arange(n), ho)
+        Xt, yt, gt = _rank_data(feats[tr], target_idx[tr]); Xh, yh, gh = _rank_data(feats[ho], target_idx[ho])
+        dt = lgb.Dataset(Xt, yt, group=gt, feature_name=list(features), free_raw_data=False)
+        dh = lgb.Dataset(Xh, yh, group=gh, reference=dt, free_raw_data=False)
+        ev = {}; cbs = [lgb.record_evaluation(ev)] + ([lgb.early_stopping(50, verbose=False)] if rounds_from == 'holdout' else [])
+        lgb.train(p, dt, max_rounds, valid_sets=[dh], callbacks=cbs); curves.append(ev['valid_0']['ndcg@5'])
+    curve = np.mean([c[:min(map(len, curves))] for c in curves], 0)
+    rounds = int(np.argmax(curve)) + 1   # the first best round (early stopping's choice for one holdout)
     X, y, g = _rank_data(feats, target_idx)
     booster = lgb.train(p, lgb.Dataset(X, y, group=g, feature_name=list(features)), rounds)
     gain = booster.feature_importance('gain')
     info = dict(model='lightgbm lambdarank', cases=int(n), candidates=int(feats.shape[1]), rounds=int(rounds),
-                holdout_cases=int(len(ho)), holdout_ndcg5=float(probe.best_score['valid_0']['ndcg@5']), features=list(features),
+                rounds_from=rounds_from, holdout_cases=int(sum(map(len, splits))), holdout_ndcg5=float(curve.max()), features=list(features),
                 importance_gain={f: float(v) for f, v in zip(features, gain / max(gain.sum(), 1e-12))},
                 params={k: v for k, v in p.items() if k != 'verbose'})
     return booster, info

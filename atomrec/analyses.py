@@ -16,8 +16,8 @@ import json
 __all__ = ['COLORS', 'CASE_RUNS', 'MEMORY_SIDE', 'ONLINE', 'PER_INTERACTION', 'ablation_table', 'run_facts', 'ablation_markdown',
            'preference_drift', 'drift_groups', 'drift_table', 'drift_figure', 'sensitivity_table', 'sensitivity_figure',
            'sensitivity_markdown', 'case_choice', 'case_evidence', 'case_figure', 'case_study', 'case_markdown',
-           'memory_interactions', 'llm_cost_table', 'cost_summary', 'cost_points', 'cost_figure', 'paper_history',
-           'is_llm_run', 'cost_markdown', 'replay_table', 'replay_markdown', 'drift_markdown', 'study_report']
+           'memory_interactions', 'llm_cost_table', 'cost_summary', 'is_llm_run', 'cost_points', 'cost_figure',
+           'paper_history', 'cost_markdown', 'replay_table', 'replay_markdown', 'drift_markdown', 'study_report']
 
 # %% ../nbs/17_analyses.ipynb #b7f5595a
 def _per_user(run)->pd.DataFrame: return pd.read_parquet(Path(run)/'per_user.parquet')
@@ -359,6 +359,11 @@ def cost_summary(tab:pd.DataFrame)->pd.DataFrame:
     return pd.concat([by, tot], ignore_index=True)
 
 # %% ../nbs/17_analyses.ipynb #9b95a2f7
+def is_llm_run(run)->bool:
+    "Did this finished run call an LLM (its metrics.json carries a ledger, `stats.llm`)?"
+    st = read_json(Path(run)/'metrics.json').get('stats', {}).get('llm')
+    return isinstance(st, dict) and bool(st.get('stages'))
+
 def cost_points(runs:dict, # label -> run folder
                 price_model:str='gpt-4o-mini', interactions:dict|None=None, # label -> history per user to project LLM memory work to
                 common:bool=True, # score every run on the users all runs share
@@ -369,8 +374,7 @@ def cost_points(runs:dict, # label -> run folder
     rows = []
     for k, r in runs.items():
         j = read_json(Path(r)/'metrics.json'); p = pu[k] if shared is None else pu[k].loc[sorted(shared)]
-        llm = isinstance(j.get('stats', {}).get('llm'), dict) and j['stats']['llm'].get('stages')
-        usd = llm_cost_table(r, price_model, (interactions or {}).get(k))[f'{price_model}_usd_1000_users'].sum() if llm else 0.0
+        usd = llm_cost_table(r, price_model, (interactions or {}).get(k))[f'{price_model}_usd_1000_users'].sum() if is_llm_run(r) else 0.0
         rows.append(dict(label=k, method=j['method'], backend=j['backend'], users=len(p), run_users=j['users'], ndcg5=float(p['ndcg@5'].mean()),
                          usd_1000_users=float(usd), seconds_1000_users=(j['fit_seconds'] + j['rank_seconds']) / j['users'] * 1000))
     return pd.DataFrame(rows)
@@ -400,11 +404,6 @@ def cost_figure(points:pd.DataFrame, title:str, path=None, price_model:str='gpt-
 def paper_history(bench:Bench, cap:int=50, split:str='test')->float:
     "Mean pre-target history per test user, at most `cap` (AtomRec's `max_history`): what the paper's setting writes to memory per user."
     return float(bench.cases(split).history.map(lambda h: min(len(h), cap)).mean())
-
-def is_llm_run(run)->bool:
-    "Did this finished run call an LLM (its metrics.json carries a ledger, `stats.llm`)?"
-    st = read_json(Path(run)/'metrics.json').get('stats', {}).get('llm')
-    return isinstance(st, dict) and bool(st.get('stages'))
 
 def cost_markdown(grid:pd.DataFrame, # the study's runs (`STUDIES['cost']`): LLM methods and the methods that call none, on the same users
                   data:str, out, # the experiment folder: the figure goes to out/figures
