@@ -254,11 +254,12 @@ LGBM_PARAMS = dict(objective='lambdarank', metric='ndcg', eval_at=[5], learning_
 
 def relative_features(feats:np.ndarray, # (candidates, features), or (cases, candidates, features)
                      )->np.ndarray:
-    "Each signal as it is, minus the case's best, and as a rank share within the case (0 lowest, 1 highest): 3x the columns."
-    F = np.asarray(feats, np.float64)
+    "Each signal as it is, minus the case's best, and as a rank share within the case (0 lowest, 1 highest; ties share their average): 3x the columns."
+    from scipy.stats import rankdata
+    F = np.round(np.asarray(feats, np.float64), 9)   # last-bit differences (summation order) must not reorder candidates
     one = F.ndim == 2
     if one: F = F[None]
-    r = F.argsort(1, kind='stable').argsort(1, kind='stable') / max(F.shape[1] - 1, 1)
+    r = (rankdata(F, method='average', axis=1) - 1) / max(F.shape[1] - 1, 1)   # tied candidates get one rank, whatever order they came in
     out = np.concatenate([F, F - F.max(1, keepdims=True), r], 2)
     return out[0] if one else out
 

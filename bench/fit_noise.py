@@ -7,12 +7,13 @@ fitted on). The run's validation cases are split into `--folds` outer folds; `fi
 exactly as a run fits it (20% inner holdout for early stopping) and scored on the held-out fold, so every case is scored
 once by a ranker that never saw it. It is refitted under changes that should not matter:
 - `seed 1`: another seed for the inner holdout split and LightGBM's bagging;
+- `last bits x (1 + 1e-15 noise)`: what two builds of the same memory differ by (another summation order);
 - `facets x (1 + 1e-4 noise)`: the size of the 4th-decimal nondeterminism seen in the `facets` signal between builds;
 - `candidates shuffled`: each case's candidates in another order (the same cases, the same values).
-Each under three fits: rounds by early stopping on one held-out fifth (`rounds_from='holdout'`, how runs were fitted
-before this bench), the same with tied values given their average rank in the within-case rank features
-(`relative_features` orders ties by candidate position), and rounds from the mean curve of 5 folds (`rounds_from='cv'`,
-the default since). N@5 is the expectation over a uniformly random order of tied scores. The spread of N@5 across these refits is the noise any diff between two runs of
+Each under three fits: as runs were fitted before this bench (rounds by early stopping on one held-out fifth,
+`rounds_from='holdout'`; within-case rank features from the stored values, ties ordered by candidate position), the same
+with rounds from the mean curve of 5 folds (`rounds_from='cv'`), and today's default (5-fold rounds; `relative_features`
+rounds values to 9 decimals and gives tied candidates their average rank). N@5 is the expectation over a uniformly random order of tied scores. The spread of N@5 across these refits is the noise any diff between two runs of
 the same method has to clear.
 """
 import sys, argparse, datetime, time
@@ -24,14 +25,13 @@ sys.path.insert(0, str(ROOT))
 import atomrec.agents as agents
 from atomrec.core import read_json
 
-STABLE_RELATIVE = agents.relative_features
+DEFAULT_RELATIVE = agents.relative_features
 
-def average_tie_relative(feats:np.ndarray)->np.ndarray:
-    "`relative_features` with tied values given their average rank share (the same for every order of the candidates)."
-    from scipy.stats import rankdata
+def stored_order_relative(feats:np.ndarray)->np.ndarray:
+    "`relative_features` before this bench: values as stored, ties ranked by candidate position (stable argsort)."
     F = np.asarray(feats, np.float64); one = F.ndim == 2
     if one: F = F[None]
-    r = (rankdata(F, method='average', axis=1) - 1) / max(F.shape[1] - 1, 1)
+    r = F.argsort(1, kind='stable').argsort(1, kind='stable') / max(F.shape[1] - 1, 1)
     out = np.concatenate([F, F - F.max(1, keepdims=True), r], 2)
     return out[0] if one else out
 
@@ -43,13 +43,15 @@ def expected_ndcg5(scores:np.ndarray, target:np.ndarray)->np.ndarray:
     return np.array([gain[a:a + t + 1].mean() for a, t in zip(above, tied)])
 
 def variants(F:np.ndarray, T:np.ndarray, names:tuple, seed:int=7):
-    "(label, features, targets, fit seed) for the refits: as fitted, another seed, the facets wobble, candidates shuffled."
+    "(label, features, targets, fit seed) for the refits: as fitted, another seed, last bits, the facets wobble, candidates shuffled."
     rng = np.random.default_rng(seed)
     Fp = F.copy()
     if 'facets' in names: Fp[:, :, names.index('facets')] *= 1 + rng.normal(0, 1e-4, F.shape[:2])
     perm = np.array([rng.permutation(F.shape[1]) for _ in range(len(F))])
     Fs, Ts = np.take_along_axis(F, perm[:, :, None], 1), np.argsort(perm, 1)[np.arange(len(F)), T]
-    return [('as fitted', F, T, 0), ('seed 1', F, T, 1), ('facets x (1 + 1e-4 noise)', Fp, T, 0), ('candidates shuffled', Fs, Ts, 0)]
+    Fb = F * (1 + rng.normal(0, 1e-15, F.shape))   # last bits, as another summation order leaves them
+    return [('as fitted', F, T, 0), ('seed 1', F, T, 1), ('last bits x (1 + 1e-15 noise)', Fb, T, 0), ('facets x (1 + 1e-4 noise)', Fp, T, 0),
+            ('candidates shuffled', Fs, Ts, 0)]
 
 def refit_scores(F, T, names, fold_of:np.ndarray, seed:int, relative, rounds_from:str='holdout')->tuple[float, list]:
     "Outer cross-fitting: each fold scored by `fit_ranker` fitted on the others; mean expected N@5 and the rounds per fold."
@@ -62,10 +64,10 @@ def refit_scores(F, T, names, fold_of:np.ndarray, seed:int, relative, rounds_fro
             s = booster.predict(relative(F[te]).reshape(-1, 3 * F.shape[2])).reshape(int(te.sum()), -1)
             n5[te] = expected_ndcg5(s, T[te]); rounds.append(info['rounds'])
         return float(n5.mean()), rounds
-    finally: agents.relative_features = STABLE_RELATIVE
+    finally: agents.relative_features = DEFAULT_RELATIVE
 
-FITS = [('early stopping on a holdout fifth', STABLE_RELATIVE, 'holdout'), ('the same, average tie ranks', average_tie_relative, 'holdout'),
-        ('rounds from 5-fold CV (default)', STABLE_RELATIVE, 'cv')]
+FITS = [('before: holdout rounds, stored values', stored_order_relative, 'holdout'), ('5-fold rounds, stored values', stored_order_relative, 'cv'),
+        ('default: 5-fold rounds, rounded values, average tie ranks', DEFAULT_RELATIVE, 'cv')]
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
