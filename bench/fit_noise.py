@@ -4,8 +4,7 @@
 
 RUN: a finished AtomRec run with `ranker-fit.npz` (the validation features its ranker was
 fitted on). The run's validation cases are split into `--folds` outer folds; `fit_ranker` is fitted on the other folds
-exactly as a run fits it (20% inner holdout for early stopping) and scored on the held-out fold, so every case is scored
-once by a ranker that never saw it. It is refitted under changes that should not matter:
+and scored on the held-out fold, so every case is scored once by a ranker that never saw it. It is refitted under changes that should not matter:
 - `seed 1`: another seed for the inner holdout split and LightGBM's bagging;
 - `last bits x (1 + 1e-15 noise)`: what two builds of the same memory differ by (another summation order);
 - `facets x (1 + 1e-4 noise)`: the size of the 4th-decimal nondeterminism seen in the `facets` signal between builds;
@@ -22,10 +21,8 @@ import numpy as np, pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-import atomrec.agents as agents
+from atomrec.agents import fit_ranker, relative_features, relative_names
 from atomrec.core import read_json
-
-DEFAULT_RELATIVE = agents.relative_features
 
 def stored_order_relative(feats:np.ndarray)->np.ndarray:
     "`relative_features` before this bench: values as stored, ties ranked by candidate position (stable argsort)."
@@ -55,19 +52,17 @@ def variants(F:np.ndarray, T:np.ndarray, names:tuple, seed:int=7):
 
 def refit_scores(F, T, names, fold_of:np.ndarray, seed:int, relative, rounds_from:str='holdout')->tuple[float, list]:
     "Outer cross-fitting: each fold scored by `fit_ranker` fitted on the others; mean expected N@5 and the rounds per fold."
-    agents.relative_features = relative
-    try:
-        n5 = np.zeros(len(F)); rounds = []
-        for k in np.unique(fold_of):
-            te, tr = fold_of == k, fold_of != k
-            booster, info = agents.fit_ranker(F[tr], T[tr], names, seed=seed, params={'num_threads': 1}, rounds_from=rounds_from)
-            s = booster.predict(relative(F[te]).reshape(-1, 3 * F.shape[2])).reshape(int(te.sum()), -1)
-            n5[te] = expected_ndcg5(s, T[te]); rounds.append(info['rounds'])
-        return float(n5.mean()), rounds
-    finally: agents.relative_features = DEFAULT_RELATIVE
+    R = relative(F)   # the relative columns, computed once; `fit_ranker` takes them as they are (relative=False)
+    n5 = np.zeros(len(F)); rounds = []
+    for k in np.unique(fold_of):
+        te, tr = fold_of == k, fold_of != k
+        booster, info = fit_ranker(R[tr], T[tr], relative_names(names), relative=False, seed=seed, params={'num_threads': 1}, rounds_from=rounds_from)
+        s = booster.predict(R[te].reshape(-1, R.shape[2])).reshape(int(te.sum()), -1)
+        n5[te] = expected_ndcg5(s, T[te]); rounds.append(info['rounds'])
+    return float(n5.mean()), rounds
 
 FITS = [('before: holdout rounds, stored values', stored_order_relative, 'holdout'), ('5-fold rounds, stored values', stored_order_relative, 'cv'),
-        ('default: 5-fold rounds, rounded values, average tie ranks', DEFAULT_RELATIVE, 'cv')]
+        ('default: 5-fold rounds, rounded values, average tie ranks', relative_features, 'cv')]
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
