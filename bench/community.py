@@ -13,7 +13,7 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from atomrec.metrics import paired_bootstrap
+from atomrec.eval.metrics import paired_bootstrap
 
 def run_folder(base:Path, name:str) -> Path:
     "The AtomRec run of benchmark `name` under `base` (an experiments folder or a flat one)."

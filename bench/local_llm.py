@@ -40,7 +40,7 @@ def run_dataset(d, out, a, threads):
 def as_shown(run:Path) -> tuple[int, int]:
     "How many rankings equal the candidate order the prompt showed, and how many put the first shown candidate first."
     import pandas as pd
-    from atomrec.benchmark import Bench
+    from atomrec.eval.benchmark import Bench
     info = json.loads((run/'metrics.json').read_text())
     shown = Bench(info['bench']).cases(info['split']).set_index('user_id').candidates
     preds = pd.read_parquet(run/'predictions.parquet')
@@ -50,8 +50,8 @@ def as_shown(run:Path) -> tuple[int, int]:
 def shown_order_metrics(bench_dir:Path) -> dict:
     "Metrics of ranking every case's candidates in the order they are shown."
     import pandas as pd
-    from atomrec.benchmark import Bench
-    from atomrec.metrics import evaluate
+    from atomrec.eval.benchmark import Bench
+    from atomrec.eval.metrics import evaluate
     cases = Bench(bench_dir).cases('test')
     return evaluate(pd.DataFrame({'user_id': cases.user_id, 'ranking': cases.candidates.map(list)}), cases)[0]
 
@@ -71,8 +71,8 @@ def cache_table(runs) -> list[str]:
     return rows
 
 def report(out:Path, a) -> str:
-    from atomrec.runner import load_runs
-    from atomrec.llm_agents import llm_report
+    from atomrec.eval.runner import load_runs
+    from atomrec.llm.agents import llm_report
     times = {}
     if (out/'times.jsonl').exists():
         for l in (out/'times.jsonl').read_text().splitlines():
@@ -121,7 +121,7 @@ def main():
     a = p.parse_args()
     out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
     if not a.report_only:
-        from atomrec.local_llm import require_llama, find_gguf
+        from atomrec.llm.local import require_llama, find_gguf
         require_llama(); find_gguf(a.model)   # clear errors before any work
         threads = max(1, (os.cpu_count() or 1) // len(a.datasets))
         with ThreadPoolExecutor(len(a.datasets)) as ex: list(ex.map(lambda d: run_dataset(d, out, a, threads), a.datasets))

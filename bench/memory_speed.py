@@ -14,7 +14,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from atomrec.benchmark import Bench, prepare
+from atomrec.eval.benchmark import Bench, prepare
 from atomrec.encoder import Encoder
 from atomrec.memory import AtomRec, memory_frame
 from atomrec.core import AtomRecConfig

@@ -7,9 +7,9 @@ validation cases AtomRec's ranker was fitted on (`ranker-fit.npz` in its run fol
 import argparse, json
 from pathlib import Path
 import numpy as np
-from atomrec.benchmark import Bench, ndcg_by_scores
+from atomrec.eval.benchmark import Bench, ndcg_by_scores
 from atomrec.agents import FEATURES, fit_ranker, relative_features
-from atomrec.references import LearnedBlendMethod, InteractionSignals, BLEND_FEATURES
+from atomrec.baselines.references import LearnedBlendMethod, InteractionSignals, BLEND_FEATURES
 
 def cv(F, tidx, cases, names, folds, seed=0):
     "k-fold NDCG@5 (the harness's tie-breaking) of a LightGBM ranker over feature block F (cases, candidates, features)."

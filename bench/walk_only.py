@@ -6,8 +6,8 @@ tie-breaking. A reference point for what the walk carries before any learner wei
     python bench/walk_only.py BENCH [BENCH ...]
 """
 import argparse
-from atomrec.benchmark import Bench, ndcg_by_scores
-from atomrec.references import InteractionSignals, BLEND_FEATURES
+from atomrec.eval.benchmark import Bench, ndcg_by_scores
+from atomrec.baselines.references import InteractionSignals, BLEND_FEATURES
 
 if __name__ == '__main__':
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -4,7 +4,7 @@ Usage: python data/fetch_ml100k.py [DEST]   (DEST defaults to this folder)
 """
 import sys
 from pathlib import Path
-from atomrec.data import fetch_ml100k
+from atomrec.eval.data import fetch_ml100k
 
 if __name__ == '__main__':
     dest = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent
