@@ -4,7 +4,7 @@
 
 # %% ../nbs/library/03_agents.ipynb #d692d14c
 from __future__ import annotations
-import re, math, json
+import re, math, json, functools
 from pathlib import Path
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -13,10 +13,10 @@ from .core import *
 from .store import AtomicNote
 
 # %% auto #0
-__all__ = ['RELATIONS', 'STOPWORDS', 'FEATURES', 'DEFAULT_WEIGHTS', 'WALK_BETA', 'WALK_HOPS', 'LGBM_PARAMS', 'EvidencePath',
-           'Evidence', 'Revision', 'MemoryAgent', 'RecAgent', 'words', 'RuleMemoryAgent', 'ScoringRecAgent',
-           'RuleRecAgent', 'fit_weights', 'rp3_walk', 'relative_features', 'relative_names', 'fit_ranker',
-           'LearnedRecAgent']
+__all__ = ['RELATIONS', 'STOPWORDS', 'RECORD_WORDS', 'FEATURES', 'DEFAULT_WEIGHTS', 'WALK_BETA', 'WALK_HOPS', 'LGBM_PARAMS',
+           'EvidencePath', 'Evidence', 'Revision', 'MemoryAgent', 'RecAgent', 'words', 'RuleMemoryAgent',
+           'ScoringRecAgent', 'RuleRecAgent', 'fit_weights', 'rp3_walk', 'relative_features', 'relative_names',
+           'fit_ranker', 'LearnedRecAgent']
 
 # %% ../nbs/library/03_agents.ipynb #881cb3ca
 RELATIONS = ('shared topic', 'complementary preference', 'intent progression', 'preference transition', 'cross-domain transfer', 'same item')
@@ -64,13 +64,23 @@ STOPWORDS = set("""a an the and or of to in on for with by from at as is are was
 his her their our your my we you they he she i me him them us not no but if so than then too very can will just into over about
 after before under between through during out up down off again further once here there when where why how all any both each few
 more most other some such only own same don should now also one two new first who whom which what while has have had having do
-does did doing would could may might must shall yet via per etc item title description categories rated rating review user
-book books movie movies product products story novel""".split())
-_tok = re.compile(r"[a-z][a-z'-]{2,}")
+does did doing would could may might must shall yet via per etc s t s' 's""".split())
+RECORD_WORDS = set("""item title description categories rated rating review user book books movie movies product products story
+novel""".split())   # the words of a note's record layout and of its domain: never a facet of one item
 
-def words(text:str)->list[str]:
-    "Lower-case content words of `text` (3+ letters, no stop-words)."
-    return [w.strip("'-") for w in _tok.findall(text.lower()) if w.strip("'-") not in STOPWORDS and len(w.strip("'-")) > 2]
+@functools.lru_cache(maxsize=None)
+def _word_pattern(joiners:str): return re.compile(f"[a-z][a-z{re.escape(joiners)}]+")
+
+def words(text:str, # any text
+          stop:set|frozenset|None=None, # words to drop (default: `STOPWORDS | RECORD_WORDS`, the memory's facets)
+          joiners:str="'-", # characters a word may hold inside (stripped from its ends)
+          min_len:int=3, # shortest word kept
+         )->list[str]:
+    "Lower-case content words of `text`, in order: letter runs (with `joiners`), stop-words and short words dropped."
+    stop = _MEMORY_STOP if stop is None else stop
+    out = (w.strip(joiners) for w in _word_pattern(joiners).findall(text.lower()))
+    return [w for w in out if len(w) >= min_len and w not in stop]
+_MEMORY_STOP = frozenset(STOPWORDS | RECORD_WORDS)
 
 class RuleMemoryAgent(MemoryAgent):
     "Deterministic memory agent: TF-IDF keywords, category tags, trace context, typed relations, merges, path scoring."

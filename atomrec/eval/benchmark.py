@@ -11,9 +11,10 @@ import numpy as np, pandas as pd, duckdb
 from ..core import *
 from .data import *
 from .metrics import order_by_scores, evaluate
+from ..agents import words, STOPWORDS
 
 # %% auto #0
-__all__ = ['SPLIT_SQL', 'CASES_SQL', 'STOP', 'DOMAIN_NOUN', 'TemplateInstructions', 'FACET_JUNK', 'GENERIC_WORDS', 'PROTOCOL',
+__all__ = ['SPLIT_SQL', 'CASES_SQL', 'DOMAIN_NOUN', 'TemplateInstructions', 'FACET_JUNK', 'GENERIC_WORDS', 'PROTOCOL',
            'INSTRUCTION_MODES', 'sample_candidates', 'names_title', 'KeywordInstructions', 'IntentInstructions',
            'request_words', 'word_overlap_scores', 'request_cosine_scores', 'ndcg_by_scores', 'leak_audit',
            'audit_caption', 'prepare', 'Bench', 'make_toy_dataset']
@@ -56,15 +57,9 @@ def sample_candidates(target:str, # the target item id
     return [str(c) for c in cands]
 
 # %% ../../nbs/eval/21_benchmark.ipynb #6bded3fa
-STOP = set("""a an the and or of to in on for with by from at as is are was were be been being it its this that these those
-his her their our your my we you they he she i me him them us not no but if so than then too very can will just into over
-about after before under between through during out up down off again further once here there when where why how all any both
-each few more most other some such only own same s t don should now also one two new first who whom which what while
-has have had having do does did doing would could may might must shall yet via per etc s' 's""".split())
 DOMAIN_NOUN = {'goodreads': 'book', 'ml-100k': 'movie', 'scientific': 'product', 'beauty': 'beauty product', 'books': 'book', 'movietv': 'movie or TV show', 'yelp': 'place', 'reads': 'book'}
-_word = re.compile(r"[a-z][a-z'&-]+")
 
-def _words(text:str)->list[str]: return [w.strip("'-&") for w in _word.findall(text.lower()) if w.strip("'-&") not in STOP and len(w.strip("'-&")) > 2]
+def _words(text:str)->list[str]: return words(text, stop=STOPWORDS, joiners="'-&")   # the library's tokeniser, English stop-words only
 
 def names_title(text:str, title:str)->bool:
     "Does `text` contain `title` as a whole phrase (case-insensitive, word boundaries)?"
@@ -99,7 +94,7 @@ TemplateInstructions = KeywordInstructions   # the name earlier runs used
 
 
 # %% ../../nbs/eval/21_benchmark.ipynb #d658074d
-FACET_JUNK = STOP | {'description', 'categories', 'category', 'genres', 'release', 'year', 'title', 'item', 'items', 'book', 'books',
+FACET_JUNK = STOPWORDS | {'description', 'categories', 'category', 'genres', 'release', 'year', 'title', 'item', 'items', 'book', 'books',
                      'movie', 'movies', 'film', 'product', 'products', 'story', 'novel', 'rated', 'rating', 'review', 'user'}
 
 def _article(noun:str)->str: return ('an ' if noun[:1].lower() in 'aeiou' else 'a ') + noun

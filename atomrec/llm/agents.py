@@ -453,10 +453,9 @@ def make_llm_agents(run_dir=None, # run folder: the response cache and the ledge
     return mem, LLMRecAgent(s, chars=agent_kw.get('chars', 160)), s.model
 
 # %% ../../nbs/llm/13_agents.ipynb #24787ca0
-_W = re.compile(r"[a-z]{4,}")
 _HSTOP = set('item items user interaction title categories rated keywords tags context about same other similarity linked from seed reached links note notes request recent looking candidate candidates with this that what'.split())
 
-def _hwords(s:str)->list[str]: return list(dict.fromkeys(w for w in _W.findall(s.lower()) if w not in _HSTOP))
+def _hwords(s:str)->list[str]: return list(dict.fromkeys(words(s, stop=_HSTOP, joiners='', min_len=4)))
 
 def plausible_reply(req:dict)->Reply:
     "A valid, plausible answer to any agent request, computed from the numbers and text it shows (tests without an LLM)."
