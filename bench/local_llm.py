@@ -72,7 +72,7 @@ def cache_table(runs) -> list[str]:
 
 def report(out:Path, a) -> str:
     from atomrec.eval.runner import load_runs
-    from atomrec.llm.agents import llm_report
+    from atomrec.eval.llm import llm_report
     times = {}
     if (out/'times.jsonl').exists():
         for l in (out/'times.jsonl').read_text().splitlines():

@@ -6,7 +6,9 @@
 from __future__ import annotations
 import numpy as np, pandas as pd
 from ..core import *
-from ..llm.agents import VanillaLLMMethod, prompt, clean, labels, to_permutation, _ranked, _rank_schema, _obj, _str
+from ..llm.client import object_schema, string_schema
+from ..llm.agents import prompt, clean, labels, to_permutation, ranking_schema, ranking_result
+from .vanilla import VanillaLLMMethod
 
 # %% auto #0
 __all__ = ['P_KNOWLEDGE', 'P_RERANK', 'P_FEEDBACK', 'P_PROFILE', 'P_DYNAMIC', 'KNOWLEDGE_SCHEMA', 'FEEDBACK_SCHEMA',
@@ -28,10 +30,10 @@ Write a detailed profile of this user's preferences."""
 P_DYNAMIC = """You extract a user's interests for a request. The data block holds knowledge about what the request calls for, the request, the user's recent history (oldest first) and their profile.
 Give the interests in the history that are relevant to this request, and a dynamic profile of the user for it."""
 
-KNOWLEDGE_SCHEMA = _obj(knowledge=_str(1500))
-FEEDBACK_SCHEMA = _obj(choice=_str(4), reason=_str(400))
-PROFILE_SCHEMA = _obj(profile=_str(1500))
-DYNAMIC_SCHEMA = _obj(dynamic_interest=_str(1000), dynamic_profile=_str(1000))
+KNOWLEDGE_SCHEMA = object_schema(knowledge=string_schema(1500))
+FEEDBACK_SCHEMA = object_schema(choice=string_schema(4), reason=string_schema(400))
+PROFILE_SCHEMA = object_schema(profile=string_schema(1500))
+DYNAMIC_SCHEMA = object_schema(dynamic_interest=string_schema(1000), dynamic_profile=string_schema(1000))
 
 # %% ../../nbs/baselines/34_iagent.ipynb #6c65c31c
 def tail(text, n:int=200)->str:
@@ -60,9 +62,9 @@ class IAgentMethod(VanillaLLMMethod):
         cands = [str(c) for c in candidates]; lab = labels(len(cands))
         data = ['candidates:'] + [f"({l}) {clean(self.titles.get(c, c), 80)}: {clean(self.texts.get(c, c), self.chars)}" for l, c in zip(lab, cands)]
         for k, v in sections.items(): data += [f'{k}:'] + (v if isinstance(v, list) else [clean(v or '(none)', 1500)])
-        out = self.s.call('rank', prompt(P_RERANK, data, f"Rank all {len(cands)} candidates ({', '.join(lab)}), best first."), _rank_schema(len(cands)))
-        if out is None: self.s.ledger.count('rank', 'invalid_rankings'); return _ranked(None)
-        return _ranked(to_permutation(out['ranking'], cands, self.s.ledger, 'rank'))
+        out = self.s.call('rank', prompt(P_RERANK, data, f"Rank all {len(cands)} candidates ({', '.join(lab)}), best first."), ranking_schema(len(cands)))
+        if out is None: self.s.ledger.count('rank', 'invalid_rankings'); return ranking_result(None)
+        return ranking_result(to_permutation(out['ranking'], cands, self.s.ledger, 'rank'))
 
     def rank_one(self, history, candidates, instruction, user=None)->dict:
         k = self.knowledge(instruction)

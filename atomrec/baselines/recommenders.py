@@ -8,19 +8,20 @@ import json
 from pathlib import Path
 import numpy as np, pandas as pd
 from ..core import *
-from ..llm.agents import prompt, clean, labels, _obj, _str, _arr
+from ..llm.client import object_schema, string_schema, array_schema
+from ..llm.agents import prompt, clean, labels
 from .iagent import IAgentMethod, tail
 from .memrec import CollaborativeGraph, RULES, domain_of, snippet, pack
 
 # %% auto #0
-__all__ = ['P_SYNTH', 'P_UPDATE', 'UPDATE_SCHEMA', 'P_CHOOSE', 'P_REFLECT', 'CHOOSE_SCHEMA', 'REFLECT_SCHEMA', 'MemRecLLMMethod',
-           'RecBotMethod', 'AgentCFMethod']
+__all__ = ['P_MEMREC_SYNTH', 'P_UPDATE', 'UPDATE_SCHEMA', 'P_CHOOSE', 'P_REFLECT', 'CHOOSE_SCHEMA', 'REFLECT_SCHEMA',
+           'MemRecLLMMethod', 'RecBotMethod', 'AgentCFMethod']
 
 # %% ../../nbs/baselines/35_recommenders.ipynb #808554ee
-P_SYNTH = """You synthesise a user's collaborative memory for a recommender. The data block holds the user's memory, their collaborative neighbours (their own items and users who share items with them, each with a strength) and, as context only, the candidates (do not score them).
+P_MEMREC_SYNTH = """You synthesise a user's collaborative memory for a recommender. The data block holds the user's memory, their collaborative neighbours (their own items and users who share items with them, each with a strength) and, as context only, the candidates (do not score them).
 Give the user's {n} most important preference facets, each with a confidence between 0 and 1."""
 
-def _facet_schema(n:int)->dict: return _obj(preferences=_arr(_obj(facet=_str(80), confidence={'type': 'number'}), n, 1))
+def _facet_schema(n:int)->dict: return object_schema(preferences=array_schema(object_schema(facet=string_schema(80), confidence={'type': 'number'}), n, 1))
 
 class MemRecLLMMethod(IAgentMethod):
     "MemRec with LLM agents: its rule pruner and packer, then Stage-R (facets by the LLM) and the LLM rerank."
@@ -40,7 +41,7 @@ class MemRecLLMMethod(IAgentMethod):
         data = ["user's memory: (no specific memory recorded)", 'collaborative neighbours:'] + [f"{k + 1}. {s}" for k, s in enumerate(packed)] + \
                ['candidates (context only):'] + [f"- {c}" for c in cands]
         n = self.opts['n_facets']
-        out = self.s.call('synthesise', prompt(P_SYNTH.format(n=n), data, f'Give {n} facets.'), _facet_schema(n))
+        out = self.s.call('synthesise', prompt(P_MEMREC_SYNTH.format(n=n), data, f'Give {n} facets.'), _facet_schema(n))
         if out is None: self.s.ledger.count('synthesise', 'fallback_no_facets'); fac = []
         else: fac = [f"{clean(f['facet'], 80)} ({float(f['confidence']):.2f})" for f in out['preferences'][:n]]
         return self.rerank(candidates, {'request': instruction or '(none)', 'preference facets (with confidence)': fac or ['(none)']})
@@ -48,7 +49,7 @@ class MemRecLLMMethod(IAgentMethod):
 # %% ../../nbs/baselines/35_recommenders.ipynb #66502746
 P_UPDATE = """You keep a user's profile for a conversational recommender. The data block holds the profile so far and the item the user just interacted with.
 Rewrite the profile so it also reflects this interaction. Keep what still holds; be concise."""
-UPDATE_SCHEMA = _obj(profile=_str(1200))
+UPDATE_SCHEMA = object_schema(profile=string_schema(1200))
 
 class RecBotMethod(IAgentMethod):
     "RecBot: an isolated user profile rewritten after each of the last `n_updates` interactions, then a rank from it."
@@ -69,8 +70,8 @@ P_CHOOSE = """You are a user agent in a recommender. The data block holds your m
 Which item do you choose? Answer with its letter and a short reason."""
 P_REFLECT = """You reflect for a recommender's user and item agents. The data block holds the user's memory, two items with their memories, the item the user actually chose, and the choice the user agent had made.
 Rewrite the user's memory so it explains the real choice, and each item's memory so it says what kind of user chooses it (or not)."""
-CHOOSE_SCHEMA = _obj(choice=_str(4), reason=_str(300))
-REFLECT_SCHEMA = _obj(user_memory=_str(1000), item_a=_str(500), item_b=_str(500))
+CHOOSE_SCHEMA = object_schema(choice=string_schema(4), reason=string_schema(300))
+REFLECT_SCHEMA = object_schema(user_memory=string_schema(1000), item_a=string_schema(500), item_b=string_schema(500))
 
 class AgentCFMethod(IAgentMethod):
     "AgentCF: user and item agents; over the user's last `n_train` interactions a choice and, when wrong, a collaborative reflection; then a rank."

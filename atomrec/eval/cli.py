@@ -35,7 +35,7 @@ def cmd_prepare(a):
     from atomrec.eval.benchmark import prepare
     instr = a.instructions
     if instr == 'llm':
-        from atomrec.llm.agents import llm_instruction_generator
+        from atomrec.eval.llm import llm_instruction_generator
         instr = llm_instruction_generator(a.data, out=a.out, **llm_opts(a))
     try: m = prepare(a.data, a.out, users=a.users, seed=a.seed, instructions=instr, min_interactions=a.min_interactions)
     finally:
@@ -66,7 +66,7 @@ def cmd_report(a):
                 b = paired_bootstrap(base, o, m)
                 print(f"{a.runs[0]} vs {r}: {m} diff {b['diff']:+.4f} [{b['low']:+.4f}, {b['high']:+.4f}] p={b['p']:.4f} (n={b['users']})")
     if a.llm:
-        from atomrec.llm.agents import llm_report
+        from atomrec.eval.llm import llm_report
         print('\n' + llm_report(a.runs))
 
 def cmd_demo(a):

@@ -65,7 +65,7 @@ METHODS = {
     'lightgcn': 'atomrec.baselines.trained:LightGCNMethod',
     'sasrec': 'atomrec.baselines.trained:SASRecMethod',
     'atomrec': 'atomrec.eval.method:AtomRecMethod',
-    'vanilla-llm': 'atomrec.llm.agents:VanillaLLMMethod',
+    'vanilla-llm': 'atomrec.baselines.vanilla:VanillaLLMMethod',
     'instruction': 'atomrec.baselines.references:InstructionMethod',
     'itemknn': 'atomrec.baselines.references:ItemKNNMethod',
     'hybrid': 'atomrec.baselines.references:HybridMethod',

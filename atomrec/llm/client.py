@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['PRICES', 'FIELDS', 'FAILED', 'REPAIR', 'JSON_HINT', 'JSON_ONLY', 'GRAMMAR_CAPS', 'parse_json', 'schema_errors',
-           'validate_json', 'LLMFailure', 'CacheMiss', 'price_of', 'Ledger', 'ResponseCache', 'grammar_schema',
-           'LLMClient']
+           'validate_json', 'object_schema', 'string_schema', 'array_schema', 'minimal_instance', 'LLMFailure',
+           'CacheMiss', 'price_of', 'Ledger', 'ResponseCache', 'grammar_schema', 'LLMClient', 'request_schema']
 
 # %% ../../nbs/llm/10_client.ipynb #0efad5d7
 import asyncio, hashlib, json, logging, os, random, re, sqlite3, threading, time
@@ -13,11 +13,13 @@ from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Callable
 import openai
+from fastcore.basics import patch
 
 # %% ../../nbs/llm/10_client.ipynb #cddde49f
 _FENCE = re.compile(r'```(?:json|JSON)?\s*(.*?)```', re.S)
 
-def parse_json(text:str|None) -> dict:
+def parse_json(text:str|None, # the model's reply
+              ) -> dict:
     "The first JSON object in `text` (code fences stripped); `ValueError` if there is none."
     if not text or not text.strip(): raise ValueError('empty reply')
     m = _FENCE.search(text)
@@ -43,7 +45,11 @@ def _is_type(x, t:str) -> bool:
     if t == 'integer' and isinstance(x, float): return x.is_integer()
     return isinstance(x, _TYPES.get(t, object))
 
-def schema_errors(x, schema:dict, path:str='$', root:dict|None=None) -> list[str]:
+def schema_errors(x, # the parsed answer
+                  schema:dict, # the JSON schema it must meet
+                  path:str='$', # where `x` sits in the whole answer (for the messages)
+                  root:dict|None=None, # the whole schema, for `$ref`s (default `schema`)
+                 ) -> list[str]:
     "Every way `x` violates `schema` (a JSON Schema subset), as 'path: problem' strings."
     root = schema if root is None else root
     if '$ref' in schema:
@@ -79,11 +85,53 @@ def schema_errors(x, schema:dict, path:str='$', root:dict|None=None) -> list[str
         if 'maximum' in schema and x > schema['maximum']: errs.append(f'{path}: {x} > maximum {schema["maximum"]}')
     return errs
 
-def validate_json(x, schema:dict):
+def validate_json(x, # the parsed answer
+                  schema:dict, # the JSON schema it must meet
+                 ):
     "Raise `ValueError` listing the schema violations of `x`."
     errs = schema_errors(x, schema)
     if errs: raise ValueError('; '.join(errs[:10]) + (f' (+{len(errs)-10} more)' if len(errs) > 10 else ''))
     return x
+
+# %% ../../nbs/llm/10_client.ipynb #67a213af
+def object_schema(**props:dict # property name -> its schema; all are required, no others allowed
+                 )->dict:
+    "A closed JSON object schema: exactly these properties, all required."
+    return {'type': 'object', 'additionalProperties': False, 'required': list(props), 'properties': props}
+
+def string_schema(n:int # the longest string allowed
+                 )->dict:
+    "A JSON string schema of at most `n` characters."
+    return {'type': 'string', 'maxLength': n}
+
+def array_schema(items:dict, # the schema of every item
+                 n:int, # the most items allowed
+                 lo:int=0, # the fewest items allowed (0: no `minItems`)
+                )->dict:
+    "A JSON array schema of `lo` to `n` items of one schema."
+    return {'type': 'array', 'items': items, 'maxItems': n, **({'minItems': lo} if lo else {})}
+
+def minimal_instance(schema:dict, # a JSON schema (the subset `schema_errors` checks)
+                     root:dict|None=None, # the whole schema, for `$ref`s (default `schema`)
+                    ):
+    "The smallest value valid under a simple JSON schema."
+    root = root or schema
+    if '$ref' in schema:
+        node = root
+        for part in schema['$ref'].lstrip('#/').split('/'): node = node[part]
+        return minimal_instance(node, root)
+    if 'const' in schema: return schema['const']
+    if 'enum' in schema: return schema['enum'][0]
+    if 'anyOf' in schema: return minimal_instance(schema['anyOf'][0], root)
+    t = schema.get('type', 'object')
+    if isinstance(t, list): t = t[0]
+    if t == 'object': return {k: minimal_instance(schema.get('properties', {}).get(k, {}), root) for k in schema.get('required', [])}
+    if t == 'array':
+        return [minimal_instance(schema.get('items', {}), root) for _ in range(schema.get('minItems', 0))]
+    if t == 'string': return 'x' * schema.get('minLength', 0)
+    if t in ('integer', 'number'): return schema.get('minimum', 0)
+    if t == 'boolean': return False
+    return None
 
 # %% ../../nbs/llm/10_client.ipynb #02e6ed02
 class LLMFailure(Exception):
@@ -268,7 +316,7 @@ def grammar_schema(schema, caps:dict=GRAMMAR_CAPS):
         if isinstance(out.get(k), int): out[k] = min(out[k], cap)
     return out
 
-# %% ../../nbs/llm/10_client.ipynb #73bf378e
+# %% ../../nbs/llm/10_client.ipynb #c79c945e
 class LLMClient:
     "One client for all LLM calls: structured output, retries, bounded concurrency, cache and ledger."
     def __init__(self,
@@ -311,7 +359,6 @@ class LLMClient:
     def __repr__(self):
         return f'LLMClient(model={self.model!r}, base_url={self.base_url!r}, mode={self.mode!r}, cache={self.cache_mode!r})'
 
-    # -- openai clients ---------------------------------------------------------------------
     def _client_kw(self):
         key = self._secret
         if not key:
@@ -336,199 +383,228 @@ class LLMClient:
         s = str(s)
         return s.replace(self._secret, '[redacted]') if len(self._secret) >= 4 else s
 
-    # -- one call, as a generator -----------------------------------------------------------
-    def key(self, messages:list, schema:dict, name:str='output') -> str:
-        "The cache key of a request: sha256 of everything that shapes the answer (never the key)."
-        return hashlib.sha256(json.dumps(self._spec(messages, schema, name), sort_keys=True).encode()).hexdigest()
+# %% ../../nbs/llm/10_client.ipynb #af619e41
+@patch
+def key(self:LLMClient, messages:list, schema:dict, name:str='output') -> str:
+    "The cache key of a request: sha256 of everything that shapes the answer (never the key)."
+    return hashlib.sha256(json.dumps(self._spec(messages, schema, name), sort_keys=True).encode()).hexdigest()
 
-    def _spec(self, messages, schema, name):
-        spec = dict(model=self.model, messages=messages, schema=schema, name=name, temperature=self.temperature,
-                    max_tokens=self.max_tokens, structured=self.structured)
-        if not self.schema_hint: spec['schema_hint'] = False  # the prompt differs, so does the key
-        return spec
+@patch
+def _spec(self:LLMClient, messages, schema, name):
+    spec = dict(model=self.model, messages=messages, schema=schema, name=name, temperature=self.temperature,
+                max_tokens=self.max_tokens, structured=self.structured)
+    if not self.schema_hint: spec['schema_hint'] = False  # the prompt differs, so does the key
+    return spec
 
-    def _request(self, messages, schema, name, mode) -> dict:
-        req = dict(model=self.model, messages=messages, temperature=self.temperature, max_tokens=self.max_tokens)
-        if mode == 'json_schema':
-            req['response_format'] = {'type': 'json_schema', 'json_schema': {'name': name, 'schema': schema, 'strict': _strict_ok(schema)}}
-        else:
-            req['response_format'] = {'type': 'json_object'}
-            if mode == 'json_object_schema': req['response_format']['schema'] = grammar_schema(schema)
-            hint = JSON_HINT.format(schema=json.dumps(schema)) if self.schema_hint or mode == 'json_object' else JSON_ONLY
-            msgs = [dict(m) for m in messages]
-            last = max((i for i, m in enumerate(msgs) if m.get('role') == 'user'), default=None)
-            if last is None or not isinstance(msgs[last].get('content'), str): msgs.append({'role': 'user', 'content': hint.strip()})
-            else: msgs[last]['content'] += hint
-            req['messages'] = msgs
-        return req
+# %% ../../nbs/llm/10_client.ipynb #1260a2e1
+@patch
+def _request(self:LLMClient, messages, schema, name, mode) -> dict:
+    req = dict(model=self.model, messages=messages, temperature=self.temperature, max_tokens=self.max_tokens)
+    if mode == 'json_schema':
+        req['response_format'] = {'type': 'json_schema', 'json_schema': {'name': name, 'schema': schema, 'strict': _strict_ok(schema)}}
+    else:
+        req['response_format'] = {'type': 'json_object'}
+        if mode == 'json_object_schema': req['response_format']['schema'] = grammar_schema(schema)
+        hint = JSON_HINT.format(schema=json.dumps(schema)) if self.schema_hint or mode == 'json_object' else JSON_ONLY
+        msgs = [dict(m) for m in messages]
+        last = max((i for i, m in enumerate(msgs) if m.get('role') == 'user'), default=None)
+        if last is None or not isinstance(msgs[last].get('content'), str): msgs.append({'role': 'user', 'content': hint.strip()})
+        else: msgs[last]['content'] += hint
+        req['messages'] = msgs
+    return req
 
-    def _check(self, text, schema, validate) -> dict:
-        out = validate_json(parse_json(text), schema)
-        if validate is not None: validate(out)
-        return out
+def request_schema(request:dict # a chat completion request body
+                  ) -> dict|None:
+    "The JSON schema a chat request asked for, if any."
+    rf = request.get('response_format') or {}
+    if rf.get('type') == 'json_schema': return (rf.get('json_schema') or {}).get('schema')
+    return rf.get('schema')
 
-    def _fail(self, stage, reason, attempts):
-        reason = self._redact(reason)
-        self.ledger.add(stage, failures=1)
-        self.log.warning('stage=%s failed after %d attempt(s): %s', stage, attempts, reason)
-        return LLMFailure(stage, reason, attempts)
+# %% ../../nbs/llm/10_client.ipynb #0ad7ec7b
+@patch
+def _check(self:LLMClient, text, schema, validate) -> dict:
+    out = validate_json(parse_json(text), schema)
+    if validate is not None: validate(out)
+    return out
 
-    def _delay(self, n:int, err) -> float:
-        d = min(self.max_wait, self.backoff * 2 ** (n - 1)) * (0.5 + random.random())
-        ra = _retry_after(err)
-        if ra is not None and ra <= self.max_wait: d = max(d, ra)
-        return d
+@patch
+def _fail(self:LLMClient, stage, reason, attempts):
+    reason = self._redact(reason)
+    self.ledger.add(stage, failures=1)
+    self.log.warning('stage=%s failed after %d attempt(s): %s', stage, attempts, reason)
+    return LLMFailure(stage, reason, attempts)
 
-    def _exchange(self, stage, messages, schema, name, tries:list):
-        "Send one request, retrying faults; returns the completion (generator)."
-        n = 0
-        while True:
-            mode = self.mode
-            t0 = time.monotonic()
-            resp, err = yield ('call', self._request(messages, schema, name, mode))
-            tries[0] += 1
-            self.ledger.add(stage, calls=1, latency=time.monotonic() - t0)
-            if err is None:
-                u = getattr(resp, 'usage', None)
-                pt, ct = (getattr(u, 'prompt_tokens', 0) or 0), (getattr(u, 'completion_tokens', 0) or 0)
+@patch
+def _delay(self:LLMClient, n:int, err) -> float:
+    d = min(self.max_wait, self.backoff * 2 ** (n - 1)) * (0.5 + random.random())
+    ra = _retry_after(err)
+    if ra is not None and ra <= self.max_wait: d = max(d, ra)
+    return d
+
+@patch
+def _exchange(self:LLMClient, stage, messages, schema, name, tries:list):
+    "Send one request, retrying faults; returns the completion (generator)."
+    n = 0
+    while True:
+        mode = self.mode
+        t0 = time.monotonic()
+        resp, err = yield ('call', self._request(messages, schema, name, mode))
+        tries[0] += 1
+        self.ledger.add(stage, calls=1, latency=time.monotonic() - t0)
+        if err is None:
+            u = getattr(resp, 'usage', None)
+            pt, ct = (getattr(u, 'prompt_tokens', 0) or 0), (getattr(u, 'completion_tokens', 0) or 0)
+            pin, pout = price_of(self.model, self.prices)
+            self.ledger.add(stage, prompt_tokens=pt, completion_tokens=ct, cost_usd=(pt * pin + ct * pout) / 1e6)
+            tries[1] += pt; tries[2] += ct
+            return resp
+        if self.structured == 'auto' and mode in _FALLBACK and _format_refused(err):
+            with self._lock:
+                if self.mode == mode:  # concurrent refusals step down once
+                    self.mode = _FALLBACK[mode]
+                    self.ledger.count(stage, 'json_schema_fallback')
+                    self.log.info('stage=%s: server refused %s (%s); using %s from now on', stage, mode,
+                                  self._redact(_err_text(err))[:200], self.mode)
+            continue
+        if not _retryable(err) or n >= self.max_retries:
+            what = f'HTTP {_status(err)}' if _status(err) else type(err).__name__
+            raise self._fail(stage, f'{what}: {_err_text(err)}', tries[0])
+        n += 1
+        wait = self._delay(n, err)
+        self.ledger.add(stage, retries=1)
+        self.log.info('stage=%s retry %d/%d in %.2fs after %s', stage, n, self.max_retries, wait, type(err).__name__)
+        yield ('sleep', wait)
+
+@patch
+def _protocol(self:LLMClient, stage, messages, schema, name, validate):
+    "The whole logic of one call (generator): cache, request, retries, validation, repair, store."
+    key = self.key(messages, schema, name)
+    if self.cache is not None:
+        hit = self.cache.get(key)
+        failed = hit is not None and isinstance(hit['response'], dict) and FAILED in hit['response']
+        if failed and self.cache_failures:
+            pt, ct = hit['prompt_tokens'] or 0, hit['completion_tokens'] or 0
+            self.ledger.add(stage, cache_hits=1, failures=1, saved_tokens=pt + ct)
+            self.log.info('stage=%s cached failure %s', stage, key[:12])
+            raise LLMFailure(stage, f"cached failure: {hit['response'][FAILED]}", 0)
+        if hit is not None and not failed:
+            try:
+                out = validate_json(hit['response'], schema)
+                if validate is not None: validate(out)
                 pin, pout = price_of(self.model, self.prices)
-                self.ledger.add(stage, prompt_tokens=pt, completion_tokens=ct, cost_usd=(pt * pin + ct * pout) / 1e6)
-                tries[1] += pt; tries[2] += ct
-                return resp
-            if self.structured == 'auto' and mode in _FALLBACK and _format_refused(err):
-                with self._lock:
-                    if self.mode == mode:  # concurrent refusals step down once
-                        self.mode = _FALLBACK[mode]
-                        self.ledger.count(stage, 'json_schema_fallback')
-                        self.log.info('stage=%s: server refused %s (%s); using %s from now on', stage, mode,
-                                      self._redact(_err_text(err))[:200], self.mode)
-                continue
-            if not _retryable(err) or n >= self.max_retries:
-                what = f'HTTP {_status(err)}' if _status(err) else type(err).__name__
-                raise self._fail(stage, f'{what}: {_err_text(err)}', tries[0])
-            n += 1
-            wait = self._delay(n, err)
-            self.ledger.add(stage, retries=1)
-            self.log.info('stage=%s retry %d/%d in %.2fs after %s', stage, n, self.max_retries, wait, type(err).__name__)
-            yield ('sleep', wait)
-
-    def _protocol(self, stage, messages, schema, name, validate):
-        "The whole logic of one call (generator): cache, request, retries, validation, repair, store."
-        key = self.key(messages, schema, name)
-        if self.cache is not None:
-            hit = self.cache.get(key)
-            failed = hit is not None and isinstance(hit['response'], dict) and FAILED in hit['response']
-            if failed and self.cache_failures:
                 pt, ct = hit['prompt_tokens'] or 0, hit['completion_tokens'] or 0
-                self.ledger.add(stage, cache_hits=1, failures=1, saved_tokens=pt + ct)
-                self.log.info('stage=%s cached failure %s', stage, key[:12])
-                raise LLMFailure(stage, f"cached failure: {hit['response'][FAILED]}", 0)
-            if hit is not None and not failed:
-                try:
-                    out = validate_json(hit['response'], schema)
-                    if validate is not None: validate(out)
-                    pin, pout = price_of(self.model, self.prices)
-                    pt, ct = hit['prompt_tokens'] or 0, hit['completion_tokens'] or 0
-                    self.ledger.add(stage, cache_hits=1, saved_tokens=pt + ct, saved_usd=(pt * pin + ct * pout) / 1e6)
-                    self.log.debug('stage=%s cache hit %s', stage, key[:12])
-                    return out
-                except ValueError as e: self.log.info('stage=%s cached answer %s no longer valid (%s)', stage, key[:12], e)
-            if self.cache_mode == 'replay':
-                self.log.warning('stage=%s cache miss in replay mode: %s', stage, key)
-                raise CacheMiss(stage, key)
-        tries = [0, 0, 0]  # HTTP attempts, prompt tokens, completion tokens
-        resp = yield from self._exchange(stage, messages, schema, name, tries)
+                self.ledger.add(stage, cache_hits=1, saved_tokens=pt + ct, saved_usd=(pt * pin + ct * pout) / 1e6)
+                self.log.debug('stage=%s cache hit %s', stage, key[:12])
+                return out
+            except ValueError as e: self.log.info('stage=%s cached answer %s no longer valid (%s)', stage, key[:12], e)
+        if self.cache_mode == 'replay':
+            self.log.warning('stage=%s cache miss in replay mode: %s', stage, key)
+            raise CacheMiss(stage, key)
+    tries = [0, 0, 0]  # HTTP attempts, prompt tokens, completion tokens
+    resp = yield from self._exchange(stage, messages, schema, name, tries)
+    text = resp.choices[0].message.content if resp.choices else None
+    try: out = self._check(text, schema, validate)
+    except ValueError as e:
+        self.ledger.add(stage, repairs=1)
+        self.log.info('stage=%s invalid answer, asking for a repair: %s', stage, self._redact(e)[:200])
+        fix = list(messages) + [{'role': 'assistant', 'content': text or ''}, {'role': 'user', 'content': REPAIR.format(error=e)}]
+        resp = yield from self._exchange(stage, fix, schema, name, tries)
         text = resp.choices[0].message.content if resp.choices else None
         try: out = self._check(text, schema, validate)
-        except ValueError as e:
-            self.ledger.add(stage, repairs=1)
-            self.log.info('stage=%s invalid answer, asking for a repair: %s', stage, self._redact(e)[:200])
-            fix = list(messages) + [{'role': 'assistant', 'content': text or ''}, {'role': 'user', 'content': REPAIR.format(error=e)}]
-            resp = yield from self._exchange(stage, fix, schema, name, tries)
-            text = resp.choices[0].message.content if resp.choices else None
-            try: out = self._check(text, schema, validate)
-            except ValueError as e2:
-                fail = self._fail(stage, f'invalid answer after repair: {e2}', tries[0])
-                if self.cache is not None and self.cache_failures:  # a content failure is an answer too: replay repeats it
-                    self.cache.put(key, stage, self.model, self._spec(messages, schema, name), {FAILED: fail.reason}, tries[1], tries[2])
-                raise fail
-        self.ledger.add(stage, ok=1)
-        if self.cache is not None:
-            self.cache.put(key, stage, self.model, self._spec(messages, schema, name), out, tries[1], tries[2])
-        return out
+        except ValueError as e2:
+            fail = self._fail(stage, f'invalid answer after repair: {e2}', tries[0])
+            if self.cache is not None and self.cache_failures:  # a content failure is an answer too: replay repeats it
+                self.cache.put(key, stage, self.model, self._spec(messages, schema, name), {FAILED: fail.reason}, tries[1], tries[2])
+            raise fail
+    self.ledger.add(stage, ok=1)
+    if self.cache is not None:
+        self.cache.put(key, stage, self.model, self._spec(messages, schema, name), out, tries[1], tries[2])
+    return out
 
-    # -- drivers ------------------------------------------------------------------------------
-    def complete_json(self,
-                      stage:str, # ledger stage: construct, link, evolve, synthesise, rank, instruction, ...
-                      messages:list[dict], # chat messages
-                      schema:dict, # JSON schema of the answer
-                      name:str='output', # schema name sent to the server
-                      validate:Callable|None=None, # semantic check of the parsed answer; raises ValueError
-                     ) -> dict:
-        "Answer `messages` with a JSON object valid under `schema`; raises `LLMFailure` or `CacheMiss`."
-        gen, msg = self._protocol(stage, messages, schema, name, validate), None
-        try:
-            while True:
-                kind, arg = gen.send(msg)
-                if kind == 'sleep': time.sleep(arg); msg = None; continue
-                with self._tsem:
-                    try: msg = (self._sync_client().chat.completions.create(**arg), None)
-                    except openai.APIError as e: msg = (None, e)
-        except StopIteration as s: return s.value
+# %% ../../nbs/llm/10_client.ipynb #70e75756
+@patch
+def complete_json(self:LLMClient,
+                  stage:str, # ledger stage: construct, link, evolve, synthesise, rank, instruction, ...
+                  messages:list[dict], # chat messages
+                  schema:dict, # JSON schema of the answer
+                  name:str='output', # schema name sent to the server
+                  validate:Callable|None=None, # semantic check of the parsed answer; raises ValueError
+                 ) -> dict:
+    "Answer `messages` with a JSON object valid under `schema`; raises `LLMFailure` or `CacheMiss`."
+    gen, msg = self._protocol(stage, messages, schema, name, validate), None
+    try:
+        while True:
+            kind, arg = gen.send(msg)
+            if kind == 'sleep': time.sleep(arg); msg = None; continue
+            with self._tsem:
+                try: msg = (self._sync_client().chat.completions.create(**arg), None)
+                except openai.APIError as e: msg = (None, e)
+    except StopIteration as s: return s.value
 
-    async def acomplete_json(self, stage:str, messages:list[dict], schema:dict, name:str='output', validate:Callable|None=None) -> dict:
-        "Async `complete_json`; at most `concurrency` requests in flight per event loop."
-        gen, msg, st = self._protocol(stage, messages, schema, name, validate), None, None
-        try:
-            while True:
-                kind, arg = gen.send(msg)
-                if kind == 'sleep': await asyncio.sleep(arg); msg = None; continue
-                _, client, sem = st = st or self._astate()  # made on first use: cache hits need no client
-                async with sem:
-                    try: msg = (await client.chat.completions.create(**arg), None)
-                    except openai.APIError as e: msg = (None, e)
-        except StopIteration as s: return s.value
+# %% ../../nbs/llm/10_client.ipynb #de82750c
+@patch
+async def acomplete_json(self:LLMClient, stage:str, messages:list[dict], schema:dict, name:str='output', validate:Callable|None=None) -> dict:
+    "Async `complete_json`; at most `concurrency` requests in flight per event loop."
+    gen, msg, st = self._protocol(stage, messages, schema, name, validate), None, None
+    try:
+        while True:
+            kind, arg = gen.send(msg)
+            if kind == 'sleep': await asyncio.sleep(arg); msg = None; continue
+            _, client, sem = st = st or self._astate()  # made on first use: cache hits need no client
+            async with sem:
+                try: msg = (await client.chat.completions.create(**arg), None)
+                except openai.APIError as e: msg = (None, e)
+    except StopIteration as s: return s.value
 
-    async def _amap(self, stage, requests, name, validate, progress):
-        bar = None
-        if progress:
-            from tqdm.auto import tqdm
-            bar = tqdm(total=len(requests), desc=stage)
-        async def one(msgs, schema):
-            try: return await self.acomplete_json(stage, msgs, schema, name, validate)
-            except LLMFailure as e: return e
-            finally:
-                if bar is not None: bar.update(1)
-        try: return await asyncio.gather(*(one(m, s) for m, s in requests))
+# %% ../../nbs/llm/10_client.ipynb #c030b630
+@patch
+async def _amap(self:LLMClient, stage, requests, name, validate, progress):
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=len(requests), desc=stage)
+    async def one(msgs, schema):
+        try: return await self.acomplete_json(stage, msgs, schema, name, validate)
+        except LLMFailure as e: return e
         finally:
-            if bar is not None: bar.close()
-            await self.aclose()
+            if bar is not None: bar.update(1)
+    try: return await asyncio.gather(*(one(m, s) for m, s in requests))
+    finally:
+        if bar is not None: bar.close()
+        await self.aclose()
 
-    def map_json(self,
-                 stage:str, # ledger stage
-                 requests:list[tuple], # (messages, schema) pairs
-                 name:str='output', # schema name
-                 validate:Callable|None=None, # semantic check applied to every answer
-                 progress:bool=False, # show a tqdm bar
-                ) -> list:
-        "Answer many requests concurrently (bounded), in order; failures come back as `LLMFailure` objects."
-        coro = self._amap(stage, list(requests), name, validate, progress)
-        try: asyncio.get_running_loop()
-        except RuntimeError: return asyncio.run(coro)
-        # called from inside an event loop (e.g. Jupyter): run in a fresh loop on a worker thread
-        from concurrent.futures import ThreadPoolExecutor
-        with ThreadPoolExecutor(1) as ex: return ex.submit(asyncio.run, coro).result()
+@patch
+def map_json(self:LLMClient,
+             stage:str, # ledger stage
+             requests:list[tuple], # (messages, schema) pairs
+             name:str='output', # schema name
+             validate:Callable|None=None, # semantic check applied to every answer
+             progress:bool=False, # show a tqdm bar
+            ) -> list:
+    "Answer many requests concurrently (bounded), in order; failures come back as `LLMFailure` objects."
+    coro = self._amap(stage, list(requests), name, validate, progress)
+    try: asyncio.get_running_loop()
+    except RuntimeError: return asyncio.run(coro)
+    # called from inside an event loop (e.g. Jupyter): run in a fresh loop on a worker thread
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(1) as ex: return ex.submit(asyncio.run, coro).result()
 
-    async def aclose(self):
-        "Close this event loop's async client."
-        loop = asyncio.get_running_loop()
-        st = self._aloops.pop(id(loop), None)
-        if st is not None: await st[1].close()
+# %% ../../nbs/llm/10_client.ipynb #d5b41d5f
+@patch
+async def aclose(self:LLMClient):
+    "Close this event loop's async client."
+    loop = asyncio.get_running_loop()
+    st = self._aloops.pop(id(loop), None)
+    if st is not None: await st[1].close()
 
-    def close(self):
-        "Close the sync client and the cache connection of this thread."
-        if self._sync is not None: self._sync.close(); self._sync = None
-        if self.cache is not None: self.cache.close()
+@patch
+def close(self:LLMClient):
+    "Close the sync client and the cache connection of this thread."
+    if self._sync is not None: self._sync.close(); self._sync = None
+    if self.cache is not None: self.cache.close()
 
-    def __enter__(self): return self
-    def __exit__(self, *exc): self.close()
+@patch
+def __enter__(self:LLMClient): return self
+
+@patch
+def __exit__(self:LLMClient, *exc): self.close()
