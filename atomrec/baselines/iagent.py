@@ -4,7 +4,6 @@
 
 # %% ../../nbs/baselines/34_iagent.ipynb #28735190
 from __future__ import annotations
-import numpy as np, pandas as pd
 from ..core import *
 from ..llm.client import object_schema, string_schema
 from ..llm.agents import prompt, clean, labels, to_permutation, ranking_schema, ranking_result
@@ -36,7 +35,9 @@ PROFILE_SCHEMA = object_schema(profile=string_schema(1500))
 DYNAMIC_SCHEMA = object_schema(dynamic_interest=string_schema(1000), dynamic_profile=string_schema(1000))
 
 # %% ../../nbs/baselines/34_iagent.ipynb #6c65c31c
-def tail(text, n:int=200)->str:
+def tail(text, # untrusted text
+         n:int=200, # the most characters kept
+        )->str:
     "The last `n` characters of untrusted text, cleaned (the original keeps the end of long descriptions)."
     t = clean(text, 10 ** 6)
     return t if len(t) <= n else '…' + t[-(n - 1):]
@@ -44,20 +45,27 @@ def tail(text, n:int=200)->str:
 class IAgentMethod(VanillaLLMMethod):
     "iAgent: knowledge from the request, then a rerank over the candidates, the knowledge and the static profile (the history)."
     name = 'iagent'
-    def __init__(self, seed:int=0, llm:dict|None=None, n_history:int=50, chars:int=160, **opts):
+    def __init__(self, seed:int=0, # the run's seed
+                 llm:dict|None=None, # LLM options (model, base_url, cache, cache_mode, local, ...)
+                 n_history:int=50, # history items in the static profile
+                 chars:int=160, # characters of each candidate's text shown
+                 **opts): # more options, recorded with the run
         super().__init__(seed=seed, llm=llm, n_history=n_history, chars=chars, **opts)
 
     def _history_lines(self, history:list, n:int)->list[str]:
         return [f"- {clean(self.titles.get(h, h), 100)}: {tail(self.texts.get(h, ''), 200)}" for h in [str(x) for x in list(history)[-n:]]]
 
-    def knowledge(self, instruction)->str:
+    def knowledge(self, instruction # the user's request
+                 )->str:
         "Call `knowledge` (the request only); '' if there is no request or the call fails."
         if not instruction: return ''
         out = self.s.call('knowledge', prompt(P_KNOWLEDGE, ['request: ' + clean(instruction, 400)], 'Give the knowledge.'), KNOWLEDGE_SCHEMA)
         if out is None: self.s.ledger.count('knowledge', 'fallback_no_knowledge'); return ''
         return clean(out['knowledge'], 1500)
 
-    def rerank(self, candidates:list, sections:dict)->dict:
+    def rerank(self, candidates:list, # the case's candidate item ids, in the order shown
+               sections:dict, # section title -> its lines (or one text)
+              )->dict:
         "Call `rank`: the candidates by letter and each section (title -> lines) in the data block; a miss if it fails."
         cands = [str(c) for c in candidates]; lab = labels(len(cands))
         data = ['candidates:'] + [f"({l}) {clean(self.titles.get(c, c), 80)}: {clean(self.texts.get(c, c), self.chars)}" for l, c in zip(lab, cands)]
@@ -66,7 +74,12 @@ class IAgentMethod(VanillaLLMMethod):
         if out is None: self.s.ledger.count('rank', 'invalid_rankings'); return ranking_result(None)
         return ranking_result(to_permutation(out['ranking'], cands, self.s.ledger, 'rank'))
 
-    def rank_one(self, history, candidates, instruction, user=None)->dict:
+    def rank_one(self, history, # the user's item ids, oldest first
+                 candidates, # the case's candidate item ids, in the order shown
+                 instruction, # the user's request
+                 user=None, # the case's user
+                )->dict:
+        "Knowledge, then the rerank over the static profile."
         k = self.knowledge(instruction)
         return self.rerank(candidates, {'request': instruction or '(none)', 'knowledge': k,
                                         'static profile (the user\'s history, oldest first)': self._history_lines(history, self.n_history)})
@@ -75,14 +88,24 @@ class IAgentMethod(VanillaLLMMethod):
 class I2AgentMethod(IAgentMethod):
     "i2Agent: a profile from one simulated feedback round, knowledge, dynamic interests for the request, then the rerank."
     name = 'i2agent'
-    def __init__(self, seed:int=0, llm:dict|None=None, n_history:int=15, chars:int=160, **opts):
+    def __init__(self, seed:int=0, # the run's seed
+                 llm:dict|None=None, # LLM options (model, base_url, cache, cache_mode, local, ...)
+                 n_history:int=15, # history items shown
+                 chars:int=160, # characters of each candidate's text shown
+                 **opts): # more options, recorded with the run
         super().__init__(seed=seed, llm=llm, n_history=n_history, chars=chars, **opts)
 
-    def fit(self, bench, split, run_dir=None):
+    def fit(self, bench, # the benchmark
+            split:str, # 'test' or 'valid'
+            run_dir=None): # run folder: the response cache and the ledger go here
+        "Open the LLM session; the catalogue is where the simulated feedback samples its other item."
         super().fit(bench, split, run_dir); self.catalogue = sorted(self.titles)
         return self
 
-    def profile(self, user, history:list, candidates:list)->str:
+    def profile(self, user, # the case's user (seeds the sampled item)
+                history:list, # the user's item ids, oldest first
+                candidates:list, # the case's candidates (never sampled)
+               )->str:
         "Calls `feedback` then `profile`: which of (history[-2], a sampled unseen item) to offer, then the profile from the user's actual choice."
         h = [str(x) for x in history]
         if len(h) < 2: return ''
@@ -103,7 +126,11 @@ class I2AgentMethod(IAgentMethod):
         if out is None: self.s.ledger.count('profile', 'fallback_no_profile'); return ''
         return clean(out['profile'], 1500)
 
-    def dynamic(self, knowledge:str, instruction, history:list, profile:str)->dict:
+    def dynamic(self, knowledge:str, # from `knowledge`
+                instruction, # the user's request
+                history:list, # the user's item ids, oldest first
+                profile:str, # from `profile`
+               )->dict:
         "Call `dynamic`: the request-relevant interests and a dynamic profile ('' each if it fails)."
         data = ['knowledge:', clean(knowledge or '(none)', 1500), 'request: ' + clean(instruction or '(none)', 400), 'history:'] + \
                self._history_lines(history, self.n_history) + ['profile:', clean(profile or '(none)', 1500)]
@@ -111,7 +138,12 @@ class I2AgentMethod(IAgentMethod):
         if out is None: self.s.ledger.count('dynamic', 'fallback_no_interest'); return dict(dynamic_interest='', dynamic_profile='')
         return {k: clean(out[k], 1000) for k in ('dynamic_interest', 'dynamic_profile')}
 
-    def rank_one(self, history, candidates, instruction, user=None)->dict:
+    def rank_one(self, history, # the user's item ids, oldest first
+                 candidates, # the case's candidate item ids, in the order shown
+                 instruction, # the user's request
+                 user=None, # the case's user
+                )->dict:
+        "Profile, knowledge, dynamic interests, then the rerank."
         p = self.profile(user, history, candidates)
         k = self.knowledge(instruction)
         d = self.dynamic(k, instruction, history, p)

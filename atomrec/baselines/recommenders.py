@@ -6,7 +6,7 @@
 from __future__ import annotations
 import json
 from pathlib import Path
-import numpy as np, pandas as pd
+import pandas as pd
 from ..core import *
 from ..llm.client import object_schema, string_schema, array_schema
 from ..llm.agents import prompt, clean, labels
@@ -26,13 +26,27 @@ def _facet_schema(n:int)->dict: return object_schema(preferences=array_schema(ob
 class MemRecLLMMethod(IAgentMethod):
     "MemRec with LLM agents: its rule pruner and packer, then Stage-R (facets by the LLM) and the LLM rerank."
     name = 'memrec'
-    def __init__(self, seed:int=0, llm:dict|None=None, k:int=16, budget:int=700, n_facets:int=7, chars:int=150, **opts):
+    def __init__(self, seed:int=0, # the run's seed
+                 llm:dict|None=None, # LLM options (model, base_url, cache, cache_mode, local, ...)
+                 k:int=16, # collaborative neighbours kept by the pruner
+                 budget:int=700, # characters the packer fits them into
+                 n_facets:int=7, # preference facets asked for
+                 chars:int=150, # characters of each candidate's text shown
+                 **opts): # more options, recorded with the run
         super().__init__(seed=seed, llm=llm, n_history=0, chars=chars, k=k, budget=budget, n_facets=n_facets, **opts)
-    def fit(self, bench, split, run_dir=None):
+    def fit(self, bench, # the benchmark
+            split:str, # 'test' or 'valid'
+            run_dir=None): # run folder: the response cache and the ledger go here
+        "Open the LLM session and build the collaborative graph of the training interactions."
         super().fit(bench, split, run_dir)
         self.graph, self.domain = CollaborativeGraph(bench.train(split), self.texts), domain_of(bench.name)
         return self
-    def rank_one(self, history, candidates, instruction, user=None)->dict:
+    def rank_one(self, history, # the user's item ids, oldest first
+                 candidates, # the case's candidate item ids, in the order shown
+                 instruction, # the user's request
+                 user=None, # the case's user
+                )->dict:
+        "Prune and pack the user's neighbours, synthesise facets, rerank."
         g, (rule, _) = self.graph, RULES[self.domain]
         nb = g.prune(str(user), rule, k=self.opts['k'])
         sn = [snippet(x, g, self.titles, self.texts) for x in nb]
@@ -54,9 +68,18 @@ UPDATE_SCHEMA = object_schema(profile=string_schema(1200))
 class RecBotMethod(IAgentMethod):
     "RecBot: an isolated user profile rewritten after each of the last `n_updates` interactions, then a rank from it."
     name = 'recbot'
-    def __init__(self, seed:int=0, llm:dict|None=None, n_updates:int=5, chars:int=160, **opts):
+    def __init__(self, seed:int=0, # the run's seed
+                 llm:dict|None=None, # LLM options (model, base_url, cache, cache_mode, local, ...)
+                 n_updates:int=5, # the last interactions the profile is rewritten after
+                 chars:int=160, # characters of each candidate's text shown
+                 **opts): # more options, recorded with the run
         super().__init__(seed=seed, llm=llm, n_history=n_updates, chars=chars, n_updates=n_updates, **opts)
-    def rank_one(self, history, candidates, instruction, user=None)->dict:
+    def rank_one(self, history, # the user's item ids, oldest first
+                 candidates, # the case's candidate item ids, in the order shown
+                 instruction, # the user's request
+                 user=None, # the case's user
+                )->dict:
+        "Rewrite the profile after each of the last interactions, then rerank."
         profile = ''
         for h in [str(x) for x in list(history)[-self.opts['n_updates']:]]:
             data = ['profile so far: ' + clean(profile or '(empty)', 1200), f"new interaction: {clean(self.titles.get(h, h), 100)}: {tail(self.texts.get(h, ''), 200)}"]
@@ -76,17 +99,30 @@ REFLECT_SCHEMA = object_schema(user_memory=string_schema(1000), item_a=string_sc
 class AgentCFMethod(IAgentMethod):
     "AgentCF: user and item agents; over the user's last `n_train` interactions a choice and, when wrong, a collaborative reflection; then a rank."
     name = 'agentcf'
-    def __init__(self, seed:int=0, llm:dict|None=None, n_train:int=3, chars:int=160, **opts):
+    def __init__(self, seed:int=0, # the run's seed
+                 llm:dict|None=None, # LLM options (model, base_url, cache, cache_mode, local, ...)
+                 n_train:int=3, # the last interactions the agents learn from
+                 chars:int=160, # characters of each candidate's text shown
+                 **opts): # more options, recorded with the run
         super().__init__(seed=seed, llm=llm, n_history=n_train, chars=chars, n_train=n_train, **opts)
-    def fit(self, bench, split, run_dir=None):
+    def fit(self, bench, # the benchmark
+            split:str, # 'test' or 'valid'
+            run_dir=None): # run folder: the response cache and the ledger go here
+        "Open the LLM session; the item agents' memories of an interrupted run are read back."
         super().fit(bench, split, run_dir)
         self.catalogue, self.items_file = sorted(self.titles), (Path(run_dir)/'agentcf_items.json' if run_dir else None)
         self.item_memory = read_json(self.items_file) if self.items_file is not None and self.items_file.exists() else {}
         return self
-    def memory_of(self, i:str)->str:
+    def memory_of(self, i:str # an item id
+                 )->str:
         "An item agent's memory: what reflection wrote, else the item's own text."
         return self.item_memory.get(i) or clean(self.texts.get(i, i), self.chars)
-    def rank_one(self, history, candidates, instruction, user=None)->dict:
+    def rank_one(self, history, # the user's item ids, oldest first
+                 candidates, # the case's candidate item ids, in the order shown
+                 instruction, # the user's request
+                 user=None, # the case's user
+                )->dict:
+        "Choices and reflections over the last interactions, then rerank."
         h, seen = [str(x) for x in history], set(map(str, history)) | set(map(str, candidates))
         pool = [i for i in self.catalogue if i not in seen]; rng = rng_for(self.seed, 'agentcf', str(user))
         memory = ''
@@ -108,7 +144,9 @@ class AgentCFMethod(IAgentMethod):
             for i, k in zip(pair, ('item_a', 'item_b')): self.item_memory[i] = clean(rf[k], 500)
         cand = [f"{clean(self.titles.get(str(c), c), 80)}: {clean(self.memory_of(str(c)), 300)}" for c in candidates]
         return self.rerank(candidates, {'request': instruction or '(none)', "the user agent's memory": memory, 'what the item agents remember, per candidate letter': [f"({l}) {t}" for l, t in zip(labels(len(cand)), cand)]})
-    def rank(self, cases):
+    def rank(self, cases:pd.DataFrame # the cases: user_id, candidates, history, instruction
+            )->list[dict]:
+        "`rank_one` over the cases; the item agents' memories are saved with the run."
         out = super().rank(cases)
         if self.items_file is not None: write_json(self.item_memory, self.items_file)   # the shared item memories, for a resumed run
         return out

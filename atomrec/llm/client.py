@@ -136,14 +136,17 @@ def minimal_instance(schema:dict, # a JSON schema (the subset `schema_errors` ch
 # %% ../../nbs/llm/10_client.ipynb #02e6ed02
 class LLMFailure(Exception):
     "A call that could not be completed."
-    def __init__(self, stage:str, reason:str, attempts:int=0):
+    def __init__(self, stage:str, # the ledger stage of the call
+                 reason:str, # what went wrong (the key redacted)
+                 attempts:int=0): # HTTP attempts made
         self.stage, self.reason, self.attempts = stage, reason, attempts
         super().__init__(f'LLM call failed in stage {stage!r} after {attempts} attempt(s): {reason}')
     def __reduce__(self): return (LLMFailure, (self.stage, self.reason, self.attempts))
 
 class CacheMiss(LookupError):
     "A request missing from the cache in replay mode."
-    def __init__(self, stage:str, key:str):
+    def __init__(self, stage:str, # the ledger stage of the call
+                 key:str): # the request's cache key
         self.stage, self.key = stage, key
         super().__init__(f'cache miss in replay mode: stage {stage!r}, key {key}')
     def __reduce__(self): return (CacheMiss, (self.stage, self.key))
@@ -151,7 +154,9 @@ class CacheMiss(LookupError):
 # %% ../../nbs/llm/10_client.ipynb #5dd1a73d
 PRICES = {'gpt-4o-mini': (0.15, 0.60)}  # USD per 1M (input, output) tokens
 
-def price_of(model:str, prices:dict|None=None) -> tuple[float, float]:
+def price_of(model:str, # the model name
+             prices:dict|None=None, # model (or prefix) -> USD per 1M (input, output) tokens; default `PRICES`
+            ) -> tuple[float, float]:
     "USD per 1M (input, output) tokens for `model`: exact name, else the longest matching prefix, else free."
     prices = PRICES if prices is None else prices
     if model in prices: return tuple(prices[model])
@@ -163,18 +168,21 @@ FIELDS = ('calls', 'cache_hits', 'ok', 'failures', 'retries', 'repairs', 'prompt
 
 class Ledger:
     "Per-stage counters of LLM calls, tokens, latency and cost."
-    def __init__(self, data:dict|None=None):
+    def __init__(self, data:dict|None=None): # counters to start from (a ledger's `data`)
         self.data, self._lock = {}, threading.Lock()
         if data: self.merge(data)
 
-    def count(self, stage:str, key:str, n:float=1):
+    def count(self, stage:str, # the stage (construct, link, ..., rank)
+              key:str, # the counter
+              n:float=1): # how much to add
         "Add `n` to counter `key` of `stage`."
         with self._lock:
             d = self.data.setdefault(stage, dict.fromkeys(FIELDS, 0))
             d[key] = d.get(key, 0) + n
         return self
 
-    def add(self, stage:str, **counts):
+    def add(self, stage:str, # the stage
+            **counts): # counter -> how much to add
         "Add several counters of `stage` at once."
         for k, n in counts.items(): self.count(stage, k, n)
         return self
@@ -190,7 +198,7 @@ class Ledger:
             for k, v in d.items(): out[k] = out.get(k, 0) + v
         return out or dict.fromkeys(FIELDS, 0)
 
-    def merge(self, other:'Ledger|dict'):
+    def merge(self, other:'Ledger|dict'): # a ledger, or its `data`
         "Add the counters of `other` (a `Ledger` or its `data`) into this ledger."
         data = other.data if isinstance(other, Ledger) else other
         for stage, d in data.items(): self.add(stage, **d)
@@ -203,14 +211,14 @@ class Ledger:
         cols = [c for c in FIELDS if c in df] + sorted(c for c in df if c not in FIELDS)
         return df.reindex(columns=cols).fillna(0).rename_axis('stage')
 
-    def save(self, path):
+    def save(self, path): # the JSON file to write
         "Write the ledger as JSON."
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         Path(path).write_text(json.dumps(self.data, indent=1, sort_keys=True))
         return Path(path)
 
     @classmethod
-    def load(cls, path) -> 'Ledger':
+    def load(cls, path) -> 'Ledger': # a JSON file written by `save`
         "Read a ledger written by `save`."
         return cls(json.loads(Path(path).read_text()))
 
@@ -221,7 +229,7 @@ FAILED = "__atomrec_failed__"  # the cached answer of a call that stayed invalid
 
 class ResponseCache:
     "A persistent table of LLM answers keyed by the hash of the request (SQLite, WAL)."
-    def __init__(self, path):
+    def __init__(self, path): # the SQLite file (made with its folder if missing)
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
@@ -236,14 +244,21 @@ class ResponseCache:
             self._local.con = con
         return con
 
-    def get(self, key:str) -> dict|None:
+    def get(self, key:str # a request's cache key (`LLMClient.key`)
+           ) -> dict|None:
         "The cached row for `key` (response parsed), or None."
         r = self._con().execute('select stage, model, response, prompt_tokens, completion_tokens from responses where key=?',
                                 (key,)).fetchone()
         if r is None: return None
         return dict(stage=r[0], model=r[1], response=json.loads(r[2]), prompt_tokens=r[3], completion_tokens=r[4])
 
-    def put(self, key:str, stage:str, model:str, request:dict, response:dict, prompt_tokens:int=0, completion_tokens:int=0):
+    def put(self, key:str, # the request's cache key
+            stage:str, # its ledger stage
+            model:str, # the model that answered
+            request:dict, # what shaped the answer (kept for inspection)
+            response:dict, # the validated answer (or `{FAILED: reason}`)
+            prompt_tokens:int=0, # tokens the answer cost
+            completion_tokens:int=0):
         "Store an answer."
         self._con().execute('insert or replace into responses values (?,?,?,?,?,?,?,?)',
             (key, stage, model, json.dumps(request, sort_keys=True), json.dumps(response), prompt_tokens, completion_tokens, time.time()))
@@ -307,7 +322,9 @@ def _strict_ok(s:dict) -> bool:
 # %% ../../nbs/llm/10_client.ipynb #094f910d
 GRAMMAR_CAPS = {'maxLength': 300, 'maxItems': 40}   # the most a grammar-enforcing server is asked to spell out
 
-def grammar_schema(schema, caps:dict=GRAMMAR_CAPS):
+def grammar_schema(schema, # a JSON schema (or a part of one)
+                   caps:dict=GRAMMAR_CAPS, # keyword -> the largest value kept
+                  ):
     "A copy of `schema` with `maxLength` / `maxItems` no larger than `caps` (a stricter schema: what it admits, the original admits)."
     if isinstance(schema, list): return [grammar_schema(s, caps) for s in schema]
     if not isinstance(schema, dict): return schema
@@ -385,7 +402,10 @@ class LLMClient:
 
 # %% ../../nbs/llm/10_client.ipynb #af619e41
 @patch
-def key(self:LLMClient, messages:list, schema:dict, name:str='output') -> str:
+def key(self:LLMClient, messages:list, # chat messages
+        schema:dict, # the answer's JSON schema
+        name:str='output', # the schema name sent
+       ) -> str:
     "The cache key of a request: sha256 of everything that shapes the answer (never the key)."
     return hashlib.sha256(json.dumps(self._spec(messages, schema, name), sort_keys=True).encode()).hexdigest()
 
@@ -543,7 +563,12 @@ def complete_json(self:LLMClient,
 
 # %% ../../nbs/llm/10_client.ipynb #de82750c
 @patch
-async def acomplete_json(self:LLMClient, stage:str, messages:list[dict], schema:dict, name:str='output', validate:Callable|None=None) -> dict:
+async def acomplete_json(self:LLMClient, stage:str, # ledger stage
+                         messages:list[dict], # chat messages
+                         schema:dict, # JSON schema of the answer
+                         name:str='output', # schema name sent to the server
+                         validate:Callable|None=None, # semantic check of the parsed answer; raises ValueError
+                        ) -> dict:
     "Async `complete_json`; at most `concurrency` requests in flight per event loop."
     gen, msg, st = self._protocol(stage, messages, schema, name, validate), None, None
     try:

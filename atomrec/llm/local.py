@@ -40,7 +40,8 @@ def find_gguf(name:str|Path='smollm2', # 'smollm2', 'gemma3-270m', or a path to 
     if not files: raise FileNotFoundError(f'no .gguf file inside {m["package"]!r}; reinstall it: {hint}')
     return files[0]
 
-def gguf_available(name:str='smollm2') -> bool:
+def gguf_available(name:str='smollm2' # a packaged model's name
+                  ) -> bool:
     "Whether `find_gguf(name)` would succeed without raising."
     try: find_gguf(name); return True
     except (ImportError, OSError, ValueError): return False
@@ -55,7 +56,7 @@ def llama_available() -> bool:
     "Whether llama-cpp-python and its server extra are installed."
     return not _missing()
 
-def require_llama(modules=_SERVER_MODULES):
+def require_llama(modules=_SERVER_MODULES): # the modules the server needs
     "Raise a clear `ImportError` if the local LLM server cannot run."
     miss = _missing(modules)
     if miss: raise ImportError(f'the local LLM needs llama-cpp-python[server] (missing: {", ".join(miss)}); '
@@ -120,7 +121,8 @@ class LocalLLM:
         if self.n_threads: cmd += ['--n_threads', str(self.n_threads), '--n_threads_batch', str(self.n_threads)]
         return cmd + self.extra_args
 
-    def log_tail(self, n:int=30) -> str:
+    def log_tail(self, n:int=30 # how many lines
+                ) -> str:
         "The last `n` lines of the server log."
         try: return '\n'.join(Path(self.log_path).read_text(errors='replace').splitlines()[-n:])
         except (OSError, TypeError): return ''
@@ -168,7 +170,8 @@ class LocalLLM:
     @property
     def running(self) -> bool: return self.proc is not None and self.proc.poll() is None
 
-    def client(self, **kw) -> LLMClient:
+    def client(self, **kw # more `LLMClient` options
+              ) -> LLMClient:
         "An `LLMClient` for this server (keyword arguments go to `LLMClient`)."
         kw = {'structured': 'json_object_schema', 'schema_hint': False, 'timeout': 300., **kw}
         return LLMClient(model=self.model, base_url=self.base_url, api_key='local', **kw)

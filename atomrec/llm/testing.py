@@ -29,20 +29,27 @@ class Reply:
     usage:bool=True # include a `usage` block
 
     @classmethod
-    def json(cls, obj, prompt_tokens=11, completion_tokens=7, **kw):
+    def json(cls, obj, # the answer, sent as JSON text
+             prompt_tokens=11, completion_tokens=7, # usage reported
+             **kw): # more `Reply` fields
         "Well-formed JSON content."
         return cls(content=json.dumps(obj), prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, **kw)
     @classmethod
-    def text(cls, s:str, **kw):
+    def text(cls, s:str, # the content, as is
+             **kw): # more `Reply` fields
         "Raw text content (e.g. malformed JSON)."
         return cls(content=s, **kw)
     @classmethod
-    def error(cls, status:int, message:str='error', retry_after=None, **kw):
+    def error(cls, status:int, # HTTP status
+              message:str='error', # the error message
+              retry_after=None, # seconds for a `Retry-After` header (None: none)
+              **kw): # more `Reply` fields
         "An HTTP error in OpenAI's error format, optionally with `Retry-After`."
         hdr = {} if retry_after is None else {'Retry-After': str(retry_after)}
         return cls(status=status, body={'error': {'message': message, 'type': 'scripted', 'code': status}}, headers=hdr, **kw)
     @classmethod
-    def slow(cls, delay:float, then=None):
+    def slow(cls, delay:float, # seconds to wait
+             then=None): # the reply sent after the wait (default `{}`)
         "Answer `then` (default `{}`) only after `delay` seconds."
         r = then or cls.json({})
         r.delay = delay
@@ -52,7 +59,9 @@ class Reply:
         "Close the connection without replying."
         return cls(drop=True)
 
-    def completion(self, model:str, n:int) -> dict:
+    def completion(self, model:str, # the model id reported
+                   n:int, # the request's number (for the completion id)
+                  ) -> dict:
         "The chat.completion body for this reply."
         content = self.content if isinstance(self.content, str) or self.content is None else json.dumps(self.content)
         d = {'id': f'chatcmpl-{n}', 'object': 'chat.completion', 'created': int(time.time()), 'model': model,
@@ -117,7 +126,7 @@ class ScriptedServer:
         self.requests, self.inflight, self.max_inflight = [], 0, 0
         self._lock, self._httpd = threading.Lock(), None
 
-    def script(self, *steps):
+    def script(self, *steps): # `Reply`s or callables `request -> Reply`
         "Append steps to the queue; returns self."
         with self._lock: self.steps.extend(steps)
         return self
