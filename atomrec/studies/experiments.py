@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np, pandas as pd
 from ..core import *
 from ..eval.benchmark import prepare, Bench
-from ..eval.runner import run, load_runs
+from ..eval.runner import run, load_runs, markdown_table
 from ..eval.metrics import paired_bootstrap
 
 # %% auto #0
@@ -128,7 +128,10 @@ COLS = ('hit@3', 'ndcg@3', 'hit@5', 'ndcg@5')
 SHORT = {'hit@3': 'H@3', 'ndcg@3': 'N@3', 'hit@5': 'H@5', 'ndcg@5': 'N@5'}
 
 def main_table(grid:pd.DataFrame, # from `run_grid` (data, instructions, method, run)
-               instructions:str='intent', ours:str='atomrec', n_boot:int=2000)->tuple[pd.DataFrame, dict]:
+               instructions:str='intent', # the instruction mode whose runs the table shows
+               ours:str='atomrec', # the method compared with the best baseline
+               n_boot:int=2000, # paired bootstrap resamples
+              )->tuple[pd.DataFrame, dict]:
     "Metrics table (methods x dataset/metric) and, per dataset and metric, the improvement and p-value of `ours` over the best baseline."
     g = grid[grid.instructions == instructions]
     runs = load_runs(g.run.tolist()); runs['method'] = g.method.values; runs['data_name'] = g.data.values
@@ -149,7 +152,9 @@ def main_table(grid:pd.DataFrame, # from `run_grid` (data, instructions, method,
             stats[(d, SHORT[c])] = dict(best_baseline=best, improvement=(tab.loc[ours, (d, SHORT[c])] - b) / b if b else float('nan'), p=bt['p'])
     return tab, stats
 
-def caption(grid:pd.DataFrame, instructions:str)->str:
+def caption(grid:pd.DataFrame, # from `run_grid`
+            instructions:str, # the instruction mode whose runs the table shows
+           )->str:
     "What the table is: data, instruction mode and its leak audit per dataset, backends, users, seed."
     from atomrec.eval.benchmark import audit_caption
     g = grid[grid.instructions == instructions]
@@ -163,16 +168,16 @@ def caption(grid:pd.DataFrame, instructions:str)->str:
             f"benchmark seed {bseeds}, method seed {seeds}; backends: {'; '.join(backends)}. Candidates: target + 9 sampled unseen items. "
             f"Leak audit per dataset — {audits}.")
 
-def to_markdown(tab:pd.DataFrame, stats:dict, ours:str='atomrec')->str:
+def to_markdown(tab:pd.DataFrame, # from `main_table`: methods x (dataset, metric)
+                stats:dict, # from `main_table`: per column the best baseline, improvement and p-value ({}: no such rows)
+                ours:str='atomrec', # the method the improvement row names
+               )->str:
     "The table as markdown: best per column in bold, then improvement and p-value rows."
     cols = list(tab.columns)
-    head = '| method | ' + ' | '.join(f"{d} {m}" for d, m in cols) + ' |\n|---|' + '---:|' * len(cols) + '\n'
-    body = ''
-    for m, r in tab.iterrows():
-        cells = [f"**{v:.4f}**" if np.isclose(v, tab[c].max()) else f"{v:.4f}" for c, v in zip(cols, r)]
-        body += f"| {m} | " + ' | '.join(cells) + ' |\n'
+    rows = [[m] + [f"**{v:.4f}**" if np.isclose(v, tab[c].max()) else f"{v:.4f}" for c, v in zip(cols, r)] for m, r in tab.iterrows()]
     if stats:
-        body += f"| {ours} vs best baseline | " + ' | '.join(f"{stats[c]['improvement']:+.1%}" if c in stats else '' for c in cols) + ' |\n'
-        body += "| best baseline | " + ' | '.join(stats[c]['best_baseline'] if c in stats else '' for c in cols) + ' |\n'
-        body += "| paired bootstrap p | " + ' | '.join(f"{stats[c]['p']:.4f}" if c in stats else '' for c in cols) + ' |\n'
-    return head + body
+        rows += [[f"{ours} vs best baseline"] + [f"{stats[c]['improvement']:+.1%}" if c in stats else '' for c in cols],
+                 ["best baseline"] + [stats[c]['best_baseline'] if c in stats else '' for c in cols],
+                 ["paired bootstrap p"] + [f"{stats[c]['p']:.4f}" if c in stats else '' for c in cols]]
+    md = pd.DataFrame(rows, columns=['method'] + [f"{d} {m}" for d, m in cols])
+    return markdown_table(md, colalign=(None,) + ('right',) * len(cols))
