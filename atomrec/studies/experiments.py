@@ -48,8 +48,14 @@ def _same_cases(a:Bench, b:Bench)->bool:
     return ca.user_id.tolist() == cb.user_id.tolist() and ca.target.tolist() == cb.target.tolist() and ca.candidates.tolist() == cb.candidates.tolist()
 
 def run_grid(out, # experiment folder: benches under out/bench, runs under out/runs
-             datasets=('goodreads', 'scientific', 'ml-100k'), instructions=('intent', 'none'),
-             methods=None, users:int=1000, seed:int=0, opts:dict|None=None, progress:bool=True)->pd.DataFrame:
+             datasets=('goodreads', 'scientific', 'ml-100k'), # dataset names or folders
+             instructions=('intent', 'none'), # request modes, one benchmark each (the first is the one instruction-free methods run on)
+             methods=None, # method names, variants included (`_spec`); default `default_methods()`
+             users:int=1000, # evaluation users per benchmark (0: all)
+             seed:int=0, # benchmark and method seed
+             opts:dict|None=None, # per-method options: method name -> options
+             progress:bool=True, # progress lines and bars
+            )->pd.DataFrame:
     "Prepare and run the grid; returns one row per (dataset, instructions, method) with its run folder."
     out = Path(out); methods = list(methods or default_methods()); rows = []
     for data in datasets:
@@ -82,7 +88,8 @@ LLM_BASELINES = ['iagent', 'i2agent', 'memrec', 'recbot', 'agentcf']   # the pap
 COST_REFERENCES = ['pop', 'itemknn', 'learned-blend', 'sasrec', 'memrec-rule', 'atomrec']   # no LLM: the cost figure's zero-cost points
 SENSITIVITY = {'k_link': (5, 10, 20, 40), 'tau_evo': (0.5, 0.6, 0.7, 0.8, 0.9), 'hops': (0, 1, 2, 3), 'k_ret': (5, 10, 15, 25)}
 
-def sensitivity_methods(grid:dict=SENSITIVITY)->list[str]:
+def sensitivity_methods(grid:dict=SENSITIVITY, # setting -> the values it takes
+                       )->list[str]:
     "'atomrec' (the defaults) and one 'atomrec@setting=value' per non-default value: one setting varied at a time."
     d = AtomRecConfig()
     return ['atomrec'] + [f'atomrec@{k}={v}' for k, vs in grid.items() for v in vs if v != getattr(d, k)]
@@ -102,13 +109,15 @@ STUDIES = {
 }
 
 # %% ../../nbs/studies/40_experiments.ipynb #7245db6f
-def replay_path(run)->Path:
+def replay_path(run, # a live run folder EXP/runs/DATA-MODE/METHOD
+               )->Path:
     "Where the replay of a run goes: EXP/replay/DATA-MODE/METHOD beside EXP/runs/DATA-MODE/METHOD."
     run = Path(run); return run.parents[2]/'replay'/run.parent.name/run.name
 
 def replay_grid(grid:pd.DataFrame, # from `run_grid`: its finished LLM runs are replayed, the others skipped
                 opts:dict|None=None, # the per-method options the grid ran with (`run_grid`'s `opts`)
-                progress:bool=True)->pd.DataFrame:
+                progress:bool=True, # progress lines and bars
+               )->pd.DataFrame:
     "Each LLM run of `grid` again, answered only from its own response cache; one row per replay (run, and the live run it replays)."
     rows = []
     for r in grid.itertuples():
