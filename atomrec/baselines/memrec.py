@@ -7,11 +7,13 @@ from __future__ import annotations
 import math, time
 from collections import Counter
 from dataclasses import dataclass
+from fastcore.basics import patch
 from pathlib import Path
 import numpy as np, pandas as pd
 from scipy import sparse
 from ..core import *
 from ..agents import words
+from ..eval.benchmark import Bench
 from ..eval.runner import Method, tuning_cases
 from .references import InstructionMethod, ranked, DEFAULT_MODEL
 
@@ -123,7 +125,12 @@ def pack(nbs:list[Neighbour], snippets:list[str], budget:int=700)->list[int]:
 # %% ../../nbs/baselines/33_memrec.ipynb #1bcfa337
 MEMREC_FEATURES = ('facet_cosine', 'request_cosine', 'item_cooccurrence', 'user_votes', 'strong_neighbours', 'popularity')
 
-def facets(nbs:list[Neighbour], g:CollaborativeGraph, texts:dict, idf:dict, n:int=7)->list[str]:
+def facets(nbs:list[Neighbour], # the packed neighbours
+           g:CollaborativeGraph, # the graph they come from (a user's last three items stand for the user)
+           texts:dict, # item id -> item text
+           idf:dict, # word -> inverse document frequency over the item texts
+           n:int=7, # facets kept
+          )->list[str]:
     "The template synthesis: the `n` words of the neighbours' item texts with the largest rule-score x idf weight."
     w = Counter()
     for x in nbs:
@@ -139,80 +146,98 @@ class MemRecRuleMethod(Method):
                  k:int=16, # neighbours kept by the pruner
                  budget:int=700, # tokens for neighbour snippets (MemRec: 1,800 in all, 700 after its reserves)
                  n_facets:int=7, # facets synthesised
-                 model:str=DEFAULT_MODEL, encoder=None, seed:int=0):
+                 model:str=DEFAULT_MODEL, # encoder model of the request and facet cosines
+                 encoder=None, # an `Encoder` to share (default: one for `model`)
+                 seed:int=0): # the method seed
         self.instr = InstructionMethod(model, encoder, seed=seed)
         super().__init__(seed, tune_users=tune_users, k=k, budget=budget, n_facets=n_facets, model=self.instr.opts['model'])
         self.booster, self.fit_info = None, {}
     @property
     def backend(self)->str: return f'rule agents (MemRec pipeline; LightGBM ranker; encoder {self.instr.enc.name})'
 
-    def _graph(self, bench, split)->CollaborativeGraph: return CollaborativeGraph(bench.train(split), self.texts)
-
-    def features(self, cases:pd.DataFrame, g:CollaborativeGraph)->list[np.ndarray]:
-        "(candidates, len(MEMREC_FEATURES)) per case; the packed memory and facets of each case in `self.memory`."
-        rule, strong = RULES[self.domain]
-        req = self.instr.score(cases); out, fac_texts, rows = [], [], []
-        for u, c in zip(cases.user_id, cases.candidates):
-            u, c = str(u), [str(x) for x in c]
-            nb = g.prune(u, rule, k=self.opts['k'])
-            kept = [nb[j] for j in pack(nb, [snippet(x, g, self.titles, self.texts) for x in nb], self.opts['budget'])]
-            fac_texts.append(', '.join(facets(kept, g, self.texts, self.idf, self.opts['n_facets'])) or 'general recommendations')
-            ci = [g.iidx.get(x, -1) for x in c]
-            its = [x for x in kept if x.kind == 'item' and x.id in g.iidx]
-            co = np.zeros(len(c))
-            if its:
-                A = g.XT[[g.iidx[x.id] for x in its]]; B = g.XT[[max(j, 0) for j in ci]]
-                M = (A @ B.T).toarray() / np.maximum(g.deg_i[[g.iidx[x.id] for x in its]], 1)[:, None]
-                co = np.array([x.score for x in its]) @ M
-            votes, strongs = np.zeros(len(c)), np.zeros(len(c))
-            pos = {x: k for k, x in enumerate(c)}
-            for x in kept:
-                if x.kind != 'user': continue
-                s = g.seq.get(x.id, [])
-                for p, i in enumerate(s):
-                    if i in pos: votes[pos[i]] += x.score * (p + 1) / len(s); strongs[pos[i]] += x.co > strong
-            pop = np.array([g.deg_i[j] if j >= 0 else 0.0 for j in ci]) / max(g.deg_i.max(), 1)
-            co[np.array(ci) < 0] = 0
-            rows.append((co, votes, strongs, pop))
-            self.memory[u] = dict(packed=[(x.kind, x.id, round(x.score, 4)) for x in kept], facets=fac_texts[-1])
-        F = self.instr.enc.encode(fac_texts)
-        vec = self._vectors(cases)
-        for (co, votes, strongs, pop), f, c, r in zip(rows, F, cases.candidates, req):
-            fc = np.array([float(vec[str(x)] @ f) if str(x) in vec else 0.0 for x in c])
-            out.append(np.column_stack([fc, r, co, votes, strongs, pop]))
-        return out
-
-    def _vectors(self, cases)->dict:
-        ids = sorted({str(i) for c in cases.candidates for i in c if str(self.texts.get(str(i)) or '').strip()})
-        return dict(zip(ids, self.instr.enc.encode([self.texts[i] for i in ids]))) if ids else {}
-
-    def fit(self, bench, split, run_dir=None):
-        "Fit the ranker on validation cases over the graph of `bench.train('valid')`; rank over the graph of `bench.train(split)`."
-        from atomrec.agents import fit_ranker, LearnedRecAgent
-        if split not in ('test', 'valid'): raise AtomRecError(f"split must be test or valid, not {split!r}")
-        self.instr.fit(bench, split); t0 = time.time()
-        self.texts = {str(k): v for k, v in bench.item_text().items()}; self.titles = dict(zip(bench.items.item_id.astype(str), bench.items.title))
-        df = Counter(w for t in self.texts.values() for w in set(words(str(t)))); N = max(len(self.texts), 1)
-        self.idf = {w: math.log(N / (1 + n)) for w, n in df.items()}
-        self.domain, self.memory = domain_of(bench.name), {}
-        vc = tuning_cases(bench, self.opts['tune_users'])
-        vg = self._graph(bench, 'valid')
-        F = np.stack(self.features(vc, vg)); tidx = np.array([list(c).index(t) for c, t in zip(vc.candidates, vc.target)])
-        self.booster, info = fit_ranker(F, tidx, features=MEMREC_FEATURES, seed=self.seed)
-        self.graph = vg if split == 'valid' else self._graph(bench, split)
-        self.fit_info = dict(fitted_on='valid' + (' (the evaluated cases: tuning-only numbers)' if split == 'valid' else ''), users=len(vc),
-                             graph_from=f"bench.train({split!r})", domain_rules=self.domain, fit_seconds=round(time.time() - t0, 2),
-                             **{k: info[k] for k in ('rounds', 'holdout_ndcg5', 'importance_gain')})
-        if run_dir is not None:
-            Path(run_dir).mkdir(parents=True, exist_ok=True)
-            LearnedRecAgent(self.booster).save(Path(run_dir)/'ranker.txt')
-            write_json(dict(self.fit_info, options=self.opts, data=bench.name, split=split, features=info['features']), Path(run_dir)/'memrec.json')
-        return self
-
-    def rank(self, cases):
-        if self.booster is None: raise AtomRecError(f"{self.name}: call fit before rank")
-        from atomrec.agents import LearnedRecAgent
-        agent = LearnedRecAgent(self.booster); F = self.features(cases, self.graph)
-        return [dict(ranked(list(c), agent.score(f)), evidence=self.memory.get(str(u))) for u, c, f in zip(cases.user_id, cases.candidates, F)]
     def info(self)->dict: return dict(self.opts, seed=self.seed, **self.fit_info)
     def close(self): self.instr.close()
+
+# %% ../../nbs/baselines/33_memrec.ipynb #b01bc7a3
+@patch
+def _graph(self:MemRecRuleMethod, bench, split)->CollaborativeGraph: return CollaborativeGraph(bench.train(split), self.texts)
+
+@patch
+def features(self:MemRecRuleMethod, cases:pd.DataFrame, # the cases to score
+             g:CollaborativeGraph, # the graph of the training interactions the cases may read
+            )->list[np.ndarray]:
+    "(candidates, len(MEMREC_FEATURES)) per case; the packed memory and facets of each case in `self.memory`."
+    rule, strong = RULES[self.domain]
+    req = self.instr.score(cases); out, fac_texts, rows = [], [], []
+    for u, c in zip(cases.user_id, cases.candidates):
+        u, c = str(u), [str(x) for x in c]
+        nb = g.prune(u, rule, k=self.opts['k'])
+        kept = [nb[j] for j in pack(nb, [snippet(x, g, self.titles, self.texts) for x in nb], self.opts['budget'])]
+        fac_texts.append(', '.join(facets(kept, g, self.texts, self.idf, self.opts['n_facets'])) or 'general recommendations')
+        ci = [g.iidx.get(x, -1) for x in c]
+        its = [x for x in kept if x.kind == 'item' and x.id in g.iidx]
+        co = np.zeros(len(c))
+        if its:
+            A = g.XT[[g.iidx[x.id] for x in its]]; B = g.XT[[max(j, 0) for j in ci]]
+            M = (A @ B.T).toarray() / np.maximum(g.deg_i[[g.iidx[x.id] for x in its]], 1)[:, None]
+            co = np.array([x.score for x in its]) @ M
+        votes, strongs = np.zeros(len(c)), np.zeros(len(c))
+        pos = {x: k for k, x in enumerate(c)}
+        for x in kept:
+            if x.kind != 'user': continue
+            s = g.seq.get(x.id, [])
+            for p, i in enumerate(s):
+                if i in pos: votes[pos[i]] += x.score * (p + 1) / len(s); strongs[pos[i]] += x.co > strong
+        pop = np.array([g.deg_i[j] if j >= 0 else 0.0 for j in ci]) / max(g.deg_i.max(), 1)
+        co[np.array(ci) < 0] = 0
+        rows.append((co, votes, strongs, pop))
+        self.memory[u] = dict(packed=[(x.kind, x.id, round(x.score, 4)) for x in kept], facets=fac_texts[-1])
+    F = self.instr.enc.encode(fac_texts)
+    vec = self._vectors(cases)
+    for (co, votes, strongs, pop), f, c, r in zip(rows, F, cases.candidates, req):
+        fc = np.array([float(vec[str(x)] @ f) if str(x) in vec else 0.0 for x in c])
+        out.append(np.column_stack([fc, r, co, votes, strongs, pop]))
+    return out
+
+@patch
+def _vectors(self:MemRecRuleMethod, cases)->dict:
+    ids = sorted({str(i) for c in cases.candidates for i in c if str(self.texts.get(str(i)) or '').strip()})
+    return dict(zip(ids, self.instr.enc.encode([self.texts[i] for i in ids]))) if ids else {}
+
+# %% ../../nbs/baselines/33_memrec.ipynb #26947f5b
+@patch
+def fit(self:MemRecRuleMethod, bench:Bench, # the benchmark
+        split:str, # 'test' or 'valid': the split whose cases `rank` will see
+        run_dir:Path|None=None, # where ranker.txt and memrec.json are saved
+       ):
+    "Fit the ranker on validation cases over the graph of `bench.train('valid')`; rank over the graph of `bench.train(split)`."
+    from atomrec.agents import fit_ranker, LearnedRecAgent
+    if split not in ('test', 'valid'): raise AtomRecError(f"split must be test or valid, not {split!r}")
+    self.instr.fit(bench, split); t0 = time.time()
+    self.texts = {str(k): v for k, v in bench.item_text().items()}; self.titles = dict(zip(bench.items.item_id.astype(str), bench.items.title))
+    df = Counter(w for t in self.texts.values() for w in set(words(str(t)))); N = max(len(self.texts), 1)
+    self.idf = {w: math.log(N / (1 + n)) for w, n in df.items()}
+    self.domain, self.memory = domain_of(bench.name), {}
+    vc = tuning_cases(bench, self.opts['tune_users'])
+    vg = self._graph(bench, 'valid')
+    F = np.stack(self.features(vc, vg)); tidx = np.array([list(c).index(t) for c, t in zip(vc.candidates, vc.target)])
+    self.booster, info = fit_ranker(F, tidx, features=MEMREC_FEATURES, seed=self.seed)
+    self.graph = vg if split == 'valid' else self._graph(bench, split)
+    self.fit_info = dict(fitted_on='valid' + (' (the evaluated cases: tuning-only numbers)' if split == 'valid' else ''), users=len(vc),
+                         graph_from=f"bench.train({split!r})", domain_rules=self.domain, fit_seconds=round(time.time() - t0, 2),
+                         **{k: info[k] for k in ('rounds', 'holdout_ndcg5', 'importance_gain')})
+    if run_dir is not None:
+        Path(run_dir).mkdir(parents=True, exist_ok=True)
+        LearnedRecAgent(self.booster).save(Path(run_dir)/'ranker.txt')
+        write_json(dict(self.fit_info, options=self.opts, data=bench.name, split=split, features=info['features']), Path(run_dir)/'memrec.json')
+    return self
+
+# %% ../../nbs/baselines/33_memrec.ipynb #2cd70a28
+@patch
+def rank(self:MemRecRuleMethod, cases:pd.DataFrame, # the cases to rank
+        )->list[dict]:
+    "Candidates by the fitted ranker over MemRec's signals, each with its packed memory and facets as `evidence`."
+    if self.booster is None: raise AtomRecError(f"{self.name}: call fit before rank")
+    from atomrec.agents import LearnedRecAgent
+    agent = LearnedRecAgent(self.booster); F = self.features(cases, self.graph)
+    return [dict(ranked(list(c), agent.score(f)), evidence=self.memory.get(str(u))) for u, c, f in zip(cases.user_id, cases.candidates, F)]

@@ -15,8 +15,8 @@ from ..eval.runner import Method, tuning_cases
 from ..agents import rp3_walk, WALK_HOPS
 
 # %% auto #0
-__all__ = ['GRID', 'BLEND_FEATURES', 'ranked', 'InstructionMethod', 'hand_bench', 'item_cosine', 'ItemKNNMethod', 'standardise',
-           'blend', 'HybridMethod', 'InteractionSignals', 'profile_scores', 'LearnedBlendMethod']
+__all__ = ['GRID', 'BLEND_FEATURES', 'ranked', 'InstructionMethod', 'item_cosine', 'ItemKNNMethod', 'standardise', 'blend',
+           'HybridMethod', 'InteractionSignals', 'profile_scores', 'LearnedBlendMethod']
 
 # %% ../../nbs/baselines/30_references.ipynb #5703f714
 def ranked(candidates:list[str], # the case's candidates
@@ -55,21 +55,6 @@ class InstructionMethod(Method):
     def rank(self, cases): return [ranked(c, s) for c, s in zip(cases.candidates, self.score(cases))]
     def close(self):
         if self.enc.cache_path is not None: self.enc.save_cache()
-
-# %% ../../nbs/baselines/30_references.ipynb #1da50ce0
-def hand_bench(folder, seqs:dict, test:dict, valid:dict|None=None, texts:dict|None=None):
-    "Write a benchmark folder from users' item sequences and {user: (candidates, request)} per split."
-    folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
-    rows = [dict(user_id=u, item_id=i, timestamp=p, pos=p, n=len(s), role='test' if p == len(s) - 1 else 'valid' if p == len(s) - 2 else 'train')
-            for u, s in seqs.items() for p, i in enumerate(s)]
-    pd.DataFrame(rows).to_parquet(folder/'interactions.parquet', index=False)
-    ids = sorted({i for s in seqs.values() for i in s} | {i for sp_ in (test, valid or {}) for c, _ in sp_.values() for i in c} | set(texts or {}))
-    pd.DataFrame(dict(item_id=ids, title=ids, text=[(texts or {}).get(i, f'item {i}') for i in ids])).to_parquet(folder/'items.parquet', index=False)
-    for split, back, cs in (('test', 1, test), ('valid', 2, valid or {})):
-        pd.DataFrame([dict(user_id=u, history=list(seqs[u][:-back]), target=seqs[u][-back], candidates=list(c), instruction=r)
-                      for u, (c, r) in cs.items()], columns=['user_id', 'history', 'target', 'candidates', 'instruction']).to_parquet(folder/f'{split}.parquet', index=False)
-    write_json(dict(source=dict(kind='hand', name='hand', path=str(folder)), seed=0, instructions='hand', instructions_generated=True), folder/'manifest.json')
-    return Bench(folder)
 
 # %% ../../nbs/baselines/30_references.ipynb #08703f0a
 def item_cosine(users, # user id of each interaction

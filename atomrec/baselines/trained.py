@@ -5,6 +5,7 @@
 # %% ../../nbs/baselines/31_trained.ipynb #6eded2d5
 from __future__ import annotations
 import json, time, copy, hashlib
+from fastcore.basics import patch
 from pathlib import Path
 import numpy as np, pandas as pd
 import torch
@@ -49,111 +50,123 @@ class TrainedMethod(Method):
     @property
     def backend(self)->str: return f'trained (torch {self.device.type})'
 
-    def _maps(self, bench:Bench):
-        "Index users and items: items from `bench.items`, users from `bench.interactions`."
-        self.items = np.array(sorted(set(bench.items.item_id.astype(str)) | set(bench.interactions.item_id.astype(str))))
-        self.users = np.array(sorted(bench.interactions.user_id.astype(str).unique()))
-        self.iidx = {x: k for k, x in enumerate(self.items)}
-        self.uidx = {x: k for k, x in enumerate(self.users)}
-        self.n_items, self.n_users = len(self.items), len(self.users)
-
-    def fit(self, bench:Bench, # the benchmark
-            split:str, # 'test' or 'valid' (both train on `bench.train('valid')` and select on the valid cases)
-            run_dir:Path|None=None): # where model.pt and model.json are saved / loaded
-        "Train on the interactions before the validation targets, early-stop on the validation cases; or load saved weights."
-        if split not in ('test', 'valid'): raise AtomRecError(f"split must be test or valid, not {split!r}")
-        torch.set_num_threads(self.threads)
-        self._maps(bench)
-        train = bench.train('valid').sort_values(['user_id', 'pos'])
-        self.train_u = train.user_id.astype(str).map(self.uidx).to_numpy()
-        self.train_i = train.item_id.astype(str).map(self.iidx).to_numpy()
-        valid = bench.cases('valid')
-        self._prepare()
-        self.config = dict(method=self.name, format=1, seed=self.seed, **self.hp, data=bench.name,
-                           train=_digest(self.train_u, self.train_i, self.users, self.items),
-                           valid=_digest(valid.user_id.to_numpy().astype(str), valid.target.to_numpy().astype(str), str(list(map(list, valid.candidates)))))
-        run_dir = Path(run_dir) if run_dir is not None else None
-        if run_dir is not None and not self.retrain and self._load(run_dir): pass
-        else:
-            self._train(valid)
-            if run_dir is not None: self._save(run_dir)
-        self.stats.update(split=split, trained_on="bench.train('valid'): interactions before each user's validation target",
-                          selected_on="bench.cases('valid') NDCG@5" + (" (the evaluated cases: tuning-only numbers)" if split == 'valid' else ''))
-        return self
-
     def _prepare(self): "Build the training data structures from `train_u`, `train_i` (subclasses)."
     def _build(self)->nn.Module: raise NotImplementedError
     def _epoch(self, opt, rng)->float: raise NotImplementedError
     def _scores(self, cases:pd.DataFrame)->np.ndarray: raise NotImplementedError
 
-    def _valid_ndcg(self, cases)->float:
-        self.model.eval(); self._emb = None
-        res = self.rank(cases)
-        preds = pd.DataFrame({'user_id': cases.user_id.values, 'ranking': [r['ranking'] for r in res], 'scores': [r['scores'] for r in res]})
-        return evaluate(preds, cases, ks=(5,), seed=self.seed)[0]['ndcg@5']
-
-    def _train(self, valid:pd.DataFrame):
-        "Adam on the training data; evaluate on `valid` every `eval_every` epochs; keep the best state."
-        torch.manual_seed(self.seed); np.random.seed(self.seed)
-        rng = np.random.default_rng(self.seed)
-        self.model = self._build().to(self.device)
-        opt = torch.optim.Adam(self.model.parameters(), lr=self.hp['lr'], weight_decay=self.hp['weight_decay'], foreach=True)
-        best, best_ep, best_state, bad, curve = -1.0, 0, None, 0, []
-        t0 = time.time(); ep = 0
-        for ep in range(1, self.hp['epochs'] + 1):
-            self.model.train(); self._emb = None
-            loss = self._epoch(opt, rng)
-            if ep % self.hp['eval_every'] and ep != self.hp['epochs']: continue
-            with torch.no_grad(): nd = self._valid_ndcg(valid)
-            curve.append((ep, round(loss, 5), round(nd, 5)))
-            if self.verbose: print(f"{self.name} epoch {ep}: loss {loss:.4f} valid ndcg@5 {nd:.4f}", flush=True)
-            if nd > best: best, best_ep, best_state, bad = nd, ep, copy.deepcopy(self.model.state_dict()), 0
-            else:
-                bad += 1
-                if bad >= self.hp['patience']: break
-        self.model.load_state_dict(best_state); self.model.eval(); self._emb = None
-        self.stats = dict(loaded=False, train_seconds=round(time.time() - t0, 2), epochs_run=ep, best_epoch=best_ep,
-                          best_valid_ndcg5=round(best, 5), n_train=int(len(self.train_u)), curve=curve)
-
-    def _save(self, run_dir:Path):
-        "Weights to `model.pt`, then config, id maps and training facts to `model.json` (written last)."
-        run_dir.mkdir(parents=True, exist_ok=True)
-        tmp = run_dir/'model.pt.tmp'; torch.save(self.model.state_dict(), tmp); tmp.replace(run_dir/'model.pt')
-        write_json(dict(config=self.config, stats=self.stats, users=self.users.tolist(), items=self.items.tolist()), run_dir/'model.json')
-
-    def _load(self, run_dir:Path)->bool:
-        "Load saved weights if they exist and were trained with this config on this data."
-        if not ((run_dir/'model.pt').exists() and (run_dir/'model.json').exists()): return False
-        j = read_json(run_dir/'model.json')
-        if j.get('config') != json.loads(json.dumps(self.config)): return False
-        if j['items'] != self.items.tolist() or j['users'] != self.users.tolist(): return False
-        torch.manual_seed(self.seed)
-        self.model = self._build().to(self.device)
-        self.model.load_state_dict(torch.load(run_dir/'model.pt', map_location=self.device, weights_only=True))
-        self.model.eval(); self._emb = None
-        self.stats = dict(j['stats'], loaded=True)
-        return True
-
-    def _cand_index(self, cases)->np.ndarray:
-        "Candidate item indices, -1 for unknown items and for padding of shorter lists."
-        n = max((len(c) for c in cases.candidates), default=0)
-        C = np.full((len(cases), n), -1, dtype=np.int64)
-        for r, c in enumerate(cases.candidates): C[r, :len(c)] = [self.iidx.get(str(x), -1) for x in c]
-        return C
-
-    def rank(self, cases):
-        "Candidates by model score (unknown items score 0; ties are left to the harness's seeded shuffle)."
-        if self.model is None: raise AtomRecError(f"{self.name}: call fit before rank")
-        with torch.no_grad(): S = self._scores(cases)
-        out = []
-        for c, s in zip(cases.candidates, S):
-            s = s[:len(c)]; o = np.argsort(-s, kind='stable')
-            out.append(dict(ranking=[c[k] for k in o], scores=[float(s[k]) for k in o]))
-        return out
-
     def info(self)->dict:
         "Options plus training facts (time, epochs, best validation NDCG@5, loaded or trained)."
         return dict(self.opts, seed=self.seed, **{k: v for k, v in self.stats.items() if k != 'curve'})
+
+# %% ../../nbs/baselines/31_trained.ipynb #5db4b19a
+@patch
+def _maps(self:TrainedMethod, bench:Bench):
+    "Index users and items: items from `bench.items`, users from `bench.interactions`."
+    self.items = np.array(sorted(set(bench.items.item_id.astype(str)) | set(bench.interactions.item_id.astype(str))))
+    self.users = np.array(sorted(bench.interactions.user_id.astype(str).unique()))
+    self.iidx = {x: k for k, x in enumerate(self.items)}
+    self.uidx = {x: k for k, x in enumerate(self.users)}
+    self.n_items, self.n_users = len(self.items), len(self.users)
+
+@patch
+def fit(self:TrainedMethod, bench:Bench, # the benchmark
+        split:str, # 'test' or 'valid' (both train on `bench.train('valid')` and select on the valid cases)
+        run_dir:Path|None=None): # where model.pt and model.json are saved / loaded
+    "Train on the interactions before the validation targets, early-stop on the validation cases; or load saved weights."
+    if split not in ('test', 'valid'): raise AtomRecError(f"split must be test or valid, not {split!r}")
+    torch.set_num_threads(self.threads)
+    self._maps(bench)
+    train = bench.train('valid').sort_values(['user_id', 'pos'])
+    self.train_u = train.user_id.astype(str).map(self.uidx).to_numpy()
+    self.train_i = train.item_id.astype(str).map(self.iidx).to_numpy()
+    valid = bench.cases('valid')
+    self._prepare()
+    self.config = dict(method=self.name, format=1, seed=self.seed, **self.hp, data=bench.name,
+                       train=_digest(self.train_u, self.train_i, self.users, self.items),
+                       valid=_digest(valid.user_id.to_numpy().astype(str), valid.target.to_numpy().astype(str), str(list(map(list, valid.candidates)))))
+    run_dir = Path(run_dir) if run_dir is not None else None
+    if run_dir is not None and not self.retrain and self._load(run_dir): pass
+    else:
+        self._train(valid)
+        if run_dir is not None: self._save(run_dir)
+    self.stats.update(split=split, trained_on="bench.train('valid'): interactions before each user's validation target",
+                      selected_on="bench.cases('valid') NDCG@5" + (" (the evaluated cases: tuning-only numbers)" if split == 'valid' else ''))
+    return self
+
+# %% ../../nbs/baselines/31_trained.ipynb #3254109f
+@patch
+def _valid_ndcg(self:TrainedMethod, cases)->float:
+    self.model.eval(); self._emb = None
+    res = self.rank(cases)
+    preds = pd.DataFrame({'user_id': cases.user_id.values, 'ranking': [r['ranking'] for r in res], 'scores': [r['scores'] for r in res]})
+    return evaluate(preds, cases, ks=(5,), seed=self.seed)[0]['ndcg@5']
+
+@patch
+def _train(self:TrainedMethod, valid:pd.DataFrame):
+    "Adam on the training data; evaluate on `valid` every `eval_every` epochs; keep the best state."
+    torch.manual_seed(self.seed); np.random.seed(self.seed)
+    rng = np.random.default_rng(self.seed)
+    self.model = self._build().to(self.device)
+    opt = torch.optim.Adam(self.model.parameters(), lr=self.hp['lr'], weight_decay=self.hp['weight_decay'], foreach=True)
+    best, best_ep, best_state, bad, curve = -1.0, 0, None, 0, []
+    t0 = time.time(); ep = 0
+    for ep in range(1, self.hp['epochs'] + 1):
+        self.model.train(); self._emb = None
+        loss = self._epoch(opt, rng)
+        if ep % self.hp['eval_every'] and ep != self.hp['epochs']: continue
+        with torch.no_grad(): nd = self._valid_ndcg(valid)
+        curve.append((ep, round(loss, 5), round(nd, 5)))
+        if self.verbose: print(f"{self.name} epoch {ep}: loss {loss:.4f} valid ndcg@5 {nd:.4f}", flush=True)
+        if nd > best: best, best_ep, best_state, bad = nd, ep, copy.deepcopy(self.model.state_dict()), 0
+        else:
+            bad += 1
+            if bad >= self.hp['patience']: break
+    self.model.load_state_dict(best_state); self.model.eval(); self._emb = None
+    self.stats = dict(loaded=False, train_seconds=round(time.time() - t0, 2), epochs_run=ep, best_epoch=best_ep,
+                      best_valid_ndcg5=round(best, 5), n_train=int(len(self.train_u)), curve=curve)
+
+# %% ../../nbs/baselines/31_trained.ipynb #aa694147
+@patch
+def _save(self:TrainedMethod, run_dir:Path):
+    "Weights to `model.pt`, then config, id maps and training facts to `model.json` (written last)."
+    run_dir.mkdir(parents=True, exist_ok=True)
+    tmp = run_dir/'model.pt.tmp'; torch.save(self.model.state_dict(), tmp); tmp.replace(run_dir/'model.pt')
+    write_json(dict(config=self.config, stats=self.stats, users=self.users.tolist(), items=self.items.tolist()), run_dir/'model.json')
+
+@patch
+def _load(self:TrainedMethod, run_dir:Path)->bool:
+    "Load saved weights if they exist and were trained with this config on this data."
+    if not ((run_dir/'model.pt').exists() and (run_dir/'model.json').exists()): return False
+    j = read_json(run_dir/'model.json')
+    if j.get('config') != json.loads(json.dumps(self.config)): return False
+    if j['items'] != self.items.tolist() or j['users'] != self.users.tolist(): return False
+    torch.manual_seed(self.seed)
+    self.model = self._build().to(self.device)
+    self.model.load_state_dict(torch.load(run_dir/'model.pt', map_location=self.device, weights_only=True))
+    self.model.eval(); self._emb = None
+    self.stats = dict(j['stats'], loaded=True)
+    return True
+
+# %% ../../nbs/baselines/31_trained.ipynb #80381fa2
+@patch
+def _cand_index(self:TrainedMethod, cases)->np.ndarray:
+    "Candidate item indices, -1 for unknown items and for padding of shorter lists."
+    n = max((len(c) for c in cases.candidates), default=0)
+    C = np.full((len(cases), n), -1, dtype=np.int64)
+    for r, c in enumerate(cases.candidates): C[r, :len(c)] = [self.iidx.get(str(x), -1) for x in c]
+    return C
+
+@patch
+def rank(self:TrainedMethod, cases):
+    "Candidates by model score (unknown items score 0; ties are left to the harness's seeded shuffle)."
+    if self.model is None: raise AtomRecError(f"{self.name}: call fit before rank")
+    with torch.no_grad(): S = self._scores(cases)
+    out = []
+    for c, s in zip(cases.candidates, S):
+        s = s[:len(c)]; o = np.argsort(-s, kind='stable')
+        out.append(dict(ranking=[c[k] for k in o], scores=[float(s[k]) for k in o]))
+    return out
 
 # %% ../../nbs/baselines/31_trained.ipynb #db7fe987
 class _PairwiseMethod(TrainedMethod):

@@ -17,7 +17,7 @@ from ..agents import words, STOPWORDS
 __all__ = ['SPLIT_SQL', 'CASES_SQL', 'DOMAIN_NOUN', 'TemplateInstructions', 'FACET_JUNK', 'GENERIC_WORDS', 'PROTOCOL',
            'INSTRUCTION_MODES', 'sample_candidates', 'names_title', 'KeywordInstructions', 'IntentInstructions',
            'request_words', 'word_overlap_scores', 'request_cosine_scores', 'ndcg_by_scores', 'leak_audit',
-           'audit_caption', 'prepare', 'Bench', 'make_toy_dataset']
+           'audit_caption', 'prepare', 'Bench', 'make_toy_dataset', 'hand_bench']
 
 # %% ../../nbs/eval/21_benchmark.ipynb #60fd5bca
 SPLIT_SQL = """
@@ -272,8 +272,10 @@ def prepare(data, # dataset name, folder, or InstructRec pickle
             seed:int=0, # seed of user sample and negatives
             instructions='intent', # 'intent', 'keywords' ('template'), 'none', 'given', or a callable(target[, review])->str
             min_interactions:int=3, # users with fewer are dropped
-            n_candidates:int=10, progress:bool=True,
-            encoder=None)->dict: # `Encoder` for the intent generator and the leak audit (default: packaged, cached)
+            n_candidates:int=10, # candidates per case: the target and `n_candidates - 1` unseen items
+            progress:bool=True, # accepted from callers that pass their progress flag through (`run_grid`, tests); `prepare` draws no bar
+            encoder=None, # `Encoder` for the intent generator and the leak audit (default: packaged, cached)
+           )->dict:
     "Split, sample, draw candidates, write instructions, audit them; save parquet files and manifest.json to `out`."
     t0 = time.time()
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
@@ -350,7 +352,11 @@ class Bench:
         return f"{m['source']['name']} ({m['users_evaluated']} users, seed {m['seed']}, instructions: {m['instructions']})"
 
 # %% ../../nbs/eval/21_benchmark.ipynb #abd39fed
-def make_toy_dataset(folder, n_users:int=30, n_items:int=60, seed:int=0)->Path:
+def make_toy_dataset(folder, # where the dataset's folder `toy` is written
+                     n_users:int=30, # users, each with 4 to 8 interactions mostly in one of five genres
+                     n_items:int=60, # items, genre by id modulo 5
+                     seed:int=0, # seed of the sequences and ratings
+                    )->Path:
     "Write a small synthetic RecBole dataset `toy` (genre-structured, for tests and examples)."
     folder = Path(folder)/'toy'; folder.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
@@ -365,3 +371,23 @@ def make_toy_dataset(folder, n_users:int=30, n_items:int=60, seed:int=0)->Path:
     (folder/'toy.item').write_text('item_id:token\ttitle:token_seq\tcategories:token_seq\n' + ''.join(f"{a}\t{b}\t{c}\n" for a, b, c in items))
     (folder/'toy.inter').write_text('user_id:token\titem_id:token\ttimestamp:float\trating:float\n' + ''.join(f"{a}\t{b}\t{c}\t{d}\n" for a, b, c, d in rows))
     return folder
+
+# %% ../../nbs/eval/21_benchmark.ipynb #8aae4c5c
+def hand_bench(folder, # the benchmark folder to write
+               seqs:dict, # each user's items in time order
+               test:dict, # {user: (candidates, request)}: the test cases, whose target is the user's last item
+               valid:dict|None=None, # {user: (candidates, request)}: the validation cases, target second to last
+               texts:dict|None=None, # item id -> item text (default 'item ID')
+              )->Bench:
+    "Write a benchmark folder from users' item sequences and {user: (candidates, request)} per split."
+    folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
+    rows = [dict(user_id=u, item_id=i, timestamp=p, pos=p, n=len(s), role='test' if p == len(s) - 1 else 'valid' if p == len(s) - 2 else 'train')
+            for u, s in seqs.items() for p, i in enumerate(s)]
+    pd.DataFrame(rows).to_parquet(folder/'interactions.parquet', index=False)
+    ids = sorted({i for s in seqs.values() for i in s} | {i for sp_ in (test, valid or {}) for c, _ in sp_.values() for i in c} | set(texts or {}))
+    pd.DataFrame(dict(item_id=ids, title=ids, text=[(texts or {}).get(i, f'item {i}') for i in ids])).to_parquet(folder/'items.parquet', index=False)
+    for split, back, cs in (('test', 1, test), ('valid', 2, valid or {})):
+        pd.DataFrame([dict(user_id=u, history=list(seqs[u][:-back]), target=seqs[u][-back], candidates=list(c), instruction=r)
+                      for u, (c, r) in cs.items()], columns=['user_id', 'history', 'target', 'candidates', 'instruction']).to_parquet(folder/f'{split}.parquet', index=False)
+    write_json(dict(source=dict(kind='hand', name='hand', path=str(folder)), seed=0, instructions='hand', instructions_generated=True), folder/'manifest.json')
+    return Bench(folder)

@@ -40,7 +40,8 @@ def _preds_frame(preds:pd.DataFrame)->pd.DataFrame:
 def order_by_scores(user:str, # the case's user (part of the tie-break key)
                     ranking:list, # candidates in any order
                     scores:list, # one score per candidate, aligned with `ranking`
-                    seed:int=0)->tuple[list, list]:
+                    seed:int=0, # seed of the tie-break among equal scores
+                   )->tuple[list, list]:
     "Candidates by score, best first; ties broken by a seeded hash of (seed, user, item), independent of input order."
     key = [stable_hash(seed, user, str(i)) for i in ranking]
     s = [float(x) for x in scores]
@@ -48,7 +49,8 @@ def order_by_scores(user:str, # the case's user (part of the tie-break key)
     return [ranking[k] for k in o], [s[k] for k in o]
 
 def ordered(preds:pd.DataFrame, # user_id, ranking, optional scores
-            seed:int=0)->pd.DataFrame:
+            seed:int=0, # seed of the tie-break among equal scores
+           )->pd.DataFrame:
     "The predictions with every scored ranking put in score order (`order_by_scores`); unscored or malformed rows as given."
     p = _preds_frame(preds)
     def one(u, r, s):
@@ -60,7 +62,9 @@ def ordered(preds:pd.DataFrame, # user_id, ranking, optional scores
 
 def per_user_metrics(preds:pd.DataFrame, # user_id, ranking (best first), optional scores
                      cases:pd.DataFrame, # user_id, target, candidates
-                     ks=KS, seed:int=0)->pd.DataFrame:
+                     ks=KS, # the cut-offs K of hit@K and ndcg@K
+                     seed:int=0, # seed of the tie-break among equal scores
+                    )->pd.DataFrame:
     "One row per case: the target's rank (its position after `ordered`; null = miss), validity, and hit@K / ndcg@K."
     con = duckdb.connect()
     c = cases[['user_id', 'target', 'candidates']].copy(); c['candidates'] = c.candidates.apply(lambda x: [str(i) for i in x])
@@ -72,13 +76,19 @@ def per_user_metrics(preds:pd.DataFrame, # user_id, ranking (best first), option
         df[f'ndcg@{k}'] = np.where(hit, 1.0 / np.log2(df['rank'].fillna(1e9).astype(float) + 1), 0.0)
     return df
 
-def summarize(per_user:pd.DataFrame, ks=KS)->dict:
+def summarize(per_user:pd.DataFrame, # from `per_user_metrics`
+              ks=KS, # the cut-offs K it was computed for
+             )->dict:
     "Mean metrics over all cases, with counts of cases and invalid/missing rankings."
     out = {f'{m}@{k}': float(per_user[f'{m}@{k}'].mean()) for k in ks for m in ('hit', 'ndcg')}
     out.update(users=int(len(per_user)), invalid=int((~per_user.valid.astype(bool)).sum()), missing=int((per_user.n_pred == 0).sum()))
     return out
 
-def evaluate(preds, cases, ks=KS, seed:int=0)->tuple[dict, pd.DataFrame]:
+def evaluate(preds:pd.DataFrame, # user_id, ranking (best first), optional scores
+             cases:pd.DataFrame, # user_id, target, candidates
+             ks=KS, # the cut-offs K of hit@K and ndcg@K
+             seed:int=0, # seed of the tie-break among equal scores
+            )->tuple[dict, pd.DataFrame]:
     "Summary metrics and the per-user table."
     pu = per_user_metrics(preds, cases, ks, seed)
     return summarize(pu, ks), pu
@@ -86,7 +96,10 @@ def evaluate(preds, cases, ks=KS, seed:int=0)->tuple[dict, pd.DataFrame]:
 # %% ../../nbs/eval/22_metrics.ipynb #edfdbc8f
 def paired_bootstrap(a:pd.DataFrame, # per-user metrics of method A
                      b:pd.DataFrame, # per-user metrics of method B (same cases)
-                     metric:str='ndcg@5', n:int=2000, seed:int=0)->dict:
+                     metric:str='ndcg@5', # a per-user metric column
+                     n:int=2000, # bootstrap resamples
+                     seed:int=0, # seed of the resampling
+                    )->dict:
     "Mean difference A-B of `metric`, its 95% interval and a two-sided bootstrap p-value."
     m = a[['user_id', metric]].merge(b[['user_id', metric]], on='user_id', suffixes=('_a', '_b'), how='outer')
     if m.isna().any().any(): raise AtomRecError("paired bootstrap needs both runs on the same users")

@@ -13,8 +13,8 @@ from .benchmark import Bench, audit_caption
 from .metrics import evaluate, KS, ordered, evidence_share
 
 # %% auto #0
-__all__ = ['METHODS', 'Method', 'RandomMethod', 'PopMethod', 'tuning_cases', 'get_method', 'llm_outcomes', 'run', 'load_runs',
-           'markdown_table', 'report']
+__all__ = ['METHODS', 'METHOD_HELP', 'Method', 'RandomMethod', 'PopMethod', 'tuning_cases', 'get_method', 'llm_outcomes', 'run',
+           'load_runs', 'markdown_table', 'report']
 
 # %% ../../nbs/eval/23_runner.ipynb #f6bad20c
 class Method:
@@ -78,6 +78,26 @@ METHODS = {
     'recbot': 'atomrec.baselines.recommenders:RecBotMethod',
     'agentcf': 'atomrec.baselines.recommenders:AgentCFMethod',
 }
+METHOD_HELP = {   # one line per registered method, for `atomrec run --help` (which imports none of the classes)
+    'random': 'candidates in a seeded random order',
+    'pop': 'candidates by popularity in the training portion',
+    'bpr': 'BPR-MF: matrix factorisation trained with BPR loss (torch)',
+    'lightgcn': 'LightGCN: graph convolution over the interactions, BPR loss (torch)',
+    'sasrec': 'SASRec: self-attention over the history, cross-entropy over all items (torch)',
+    'atomrec': 'AtomRec: atomic linked evolving note memory and its agents (rule or LLM: --agent)',
+    'vanilla-llm': 'the LLM ranks the candidates from the last history titles and the request; no memory',
+    'instruction': 'encoder cosine between the request and the item text',
+    'itemknn': 'summed item-item cosine similarity to the history',
+    'hybrid': 'item-kNN and request similarity blended with one weight tuned on validation',
+    'learned-blend': "LightGBM lambdarank over the raw signals: AtomRec's rank agent without the memory",
+    'p5': "P5's sequential prompt on a small T5 trained from scratch (torch)",
+    'memrec-rule': 'MemRec with rule agents: pruner, packer, template facets, LightGBM ranker',
+    'iagent': 'iAgent (LLM): knowledge from the request, then a rerank with the static profile',
+    'i2agent': 'i2Agent (LLM): a profile from simulated feedback, dynamic interests, then the rerank',
+    'memrec': 'MemRec with LLM agents: facets and rerank by the LLM',
+    'recbot': 'RecBot (LLM): a user profile rewritten after each recent interaction, then a rank',
+    'agentcf': 'AgentCF (LLM): user and item agents with collaborative reflection, then a rank',
+}
 
 def tuning_cases(bench, # the benchmark
                  users:int=1000, # validation users to keep, the first by id (0: all)
@@ -87,7 +107,8 @@ def tuning_cases(bench, # the benchmark
     keep = sorted(vc.user_id)[:users] if users else sorted(vc.user_id)
     return vc[vc.user_id.isin(set(keep))]
 
-def get_method(name:str, **opts)->Method:
+def get_method(name:str, # a name of `METHODS`
+               **opts)->Method:
     "Build the method registered as `name` with options."
     if name not in METHODS: raise AtomRecError(f"unknown method {name!r}; choose from {sorted(METHODS)}")
     mod, cls = METHODS[name].split(':')
@@ -173,7 +194,8 @@ def _run(method, bench, out:Path, split, chunk, progress, **opts)->dict:
     return info
 
 # %% ../../nbs/eval/23_runner.ipynb #5b489a7a
-def load_runs(runs)->pd.DataFrame:
+def load_runs(runs, # finished run folders
+             )->pd.DataFrame:
     "A DataFrame with one row per run folder (metrics.json flattened)."
     rows = []
     for r in runs:
@@ -193,14 +215,19 @@ def load_runs(runs)->pd.DataFrame:
                          bench=j.get('bench'), audit=audit_caption(read_json(bm)) if bm.exists() else f"requests: {j['instructions']} (benchmark not found: no audit)"))
     return pd.DataFrame(rows)
 
-def markdown_table(df:pd.DataFrame)->str:
-    "A DataFrame as a markdown table: a header row, then one row per record, values as `str` gives them."
-    # not `df.to_markdown()`: tabulate re-parses number-like cells ('0.4000' -> '0.4', floats to 6 digits) and pads cells to the column width; the tests of `report`, the CLI and `llm_report` match these compact `| a | b |` rows
-    head = '| ' + ' | '.join(map(str, df.columns)) + ' |\n|' + '---|' * len(df.columns) + '\n'
-    return head + ''.join('| ' + ' | '.join(str(v) for v in r) + ' |\n' for r in df.itertuples(index=False))
+# %% ../../nbs/eval/23_runner.ipynb #697681d3
+def markdown_table(df:pd.DataFrame, # the records: its columns are the header, each row a line
+                   colalign:tuple|None=None, # per column None (cells as they are), 'left', 'right' or 'center'; default None for all
+                  )->str:
+    "A DataFrame as a markdown table: a header row, an alignment row, then one row per record, values as `str` gives them."
+    cells = df.map(str)   # strings, and `disable_numparse`: tabulate keeps '0.4000' as it is
+    return cells.to_markdown(index=False, disable_numparse=True, colalign=colalign or (None,) * len(df.columns)) + '\n'
 
+# %% ../../nbs/eval/23_runner.ipynb #52ac15c2
 def report(runs, # run folders
-           ks=(3, 5), fmt:str='markdown')->str:
+           ks=(3, 5), # the cut-offs K of the H@K and N@K columns
+           fmt:str='markdown', # 'markdown' (a `markdown_table`) or 'text' (pandas' plain table)
+          )->str:
     "A table of the runs' metrics (H@K, N@K) with data, split, instructions, backend, users, seed, the LLM's share of each ranking, and each benchmark's leak audit."
     df = load_runs(runs)
     cols = ['method', 'backend', 'data', 'split', 'instructions', 'users', 'seed'] + [f'{m}@{k}' for k in ks for m in ('hit', 'ndcg')] + ['invalid', 'seconds']

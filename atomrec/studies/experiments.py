@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np, pandas as pd
 from ..core import *
 from ..eval.benchmark import prepare, Bench
-from ..eval.runner import run, load_runs
+from ..eval.runner import run, load_runs, markdown_table
 from ..eval.metrics import paired_bootstrap
 
 # %% auto #0
@@ -48,8 +48,14 @@ def _same_cases(a:Bench, b:Bench)->bool:
     return ca.user_id.tolist() == cb.user_id.tolist() and ca.target.tolist() == cb.target.tolist() and ca.candidates.tolist() == cb.candidates.tolist()
 
 def run_grid(out, # experiment folder: benches under out/bench, runs under out/runs
-             datasets=('goodreads', 'scientific', 'ml-100k'), instructions=('intent', 'none'),
-             methods=None, users:int=1000, seed:int=0, opts:dict|None=None, progress:bool=True)->pd.DataFrame:
+             datasets=('goodreads', 'scientific', 'ml-100k'), # dataset names or folders
+             instructions=('intent', 'none'), # request modes, one benchmark each (the first is the one instruction-free methods run on)
+             methods=None, # method names, variants included (`_spec`); default `default_methods()`
+             users:int=1000, # evaluation users per benchmark (0: all)
+             seed:int=0, # benchmark and method seed
+             opts:dict|None=None, # per-method options: method name -> options
+             progress:bool=True, # progress lines and bars
+            )->pd.DataFrame:
     "Prepare and run the grid; returns one row per (dataset, instructions, method) with its run folder."
     out = Path(out); methods = list(methods or default_methods()); rows = []
     for data in datasets:
@@ -82,7 +88,8 @@ LLM_BASELINES = ['iagent', 'i2agent', 'memrec', 'recbot', 'agentcf']   # the pap
 COST_REFERENCES = ['pop', 'itemknn', 'learned-blend', 'sasrec', 'memrec-rule', 'atomrec']   # no LLM: the cost figure's zero-cost points
 SENSITIVITY = {'k_link': (5, 10, 20, 40), 'tau_evo': (0.5, 0.6, 0.7, 0.8, 0.9), 'hops': (0, 1, 2, 3), 'k_ret': (5, 10, 15, 25)}
 
-def sensitivity_methods(grid:dict=SENSITIVITY)->list[str]:
+def sensitivity_methods(grid:dict=SENSITIVITY, # setting -> the values it takes
+                       )->list[str]:
     "'atomrec' (the defaults) and one 'atomrec@setting=value' per non-default value: one setting varied at a time."
     d = AtomRecConfig()
     return ['atomrec'] + [f'atomrec@{k}={v}' for k, vs in grid.items() for v in vs if v != getattr(d, k)]
@@ -102,13 +109,15 @@ STUDIES = {
 }
 
 # %% ../../nbs/studies/40_experiments.ipynb #7245db6f
-def replay_path(run)->Path:
+def replay_path(run, # a live run folder EXP/runs/DATA-MODE/METHOD
+               )->Path:
     "Where the replay of a run goes: EXP/replay/DATA-MODE/METHOD beside EXP/runs/DATA-MODE/METHOD."
     run = Path(run); return run.parents[2]/'replay'/run.parent.name/run.name
 
 def replay_grid(grid:pd.DataFrame, # from `run_grid`: its finished LLM runs are replayed, the others skipped
                 opts:dict|None=None, # the per-method options the grid ran with (`run_grid`'s `opts`)
-                progress:bool=True)->pd.DataFrame:
+                progress:bool=True, # progress lines and bars
+               )->pd.DataFrame:
     "Each LLM run of `grid` again, answered only from its own response cache; one row per replay (run, and the live run it replays)."
     rows = []
     for r in grid.itertuples():
@@ -128,7 +137,10 @@ COLS = ('hit@3', 'ndcg@3', 'hit@5', 'ndcg@5')
 SHORT = {'hit@3': 'H@3', 'ndcg@3': 'N@3', 'hit@5': 'H@5', 'ndcg@5': 'N@5'}
 
 def main_table(grid:pd.DataFrame, # from `run_grid` (data, instructions, method, run)
-               instructions:str='intent', ours:str='atomrec', n_boot:int=2000)->tuple[pd.DataFrame, dict]:
+               instructions:str='intent', # the instruction mode whose runs the table shows
+               ours:str='atomrec', # the method compared with the best baseline
+               n_boot:int=2000, # paired bootstrap resamples
+              )->tuple[pd.DataFrame, dict]:
     "Metrics table (methods x dataset/metric) and, per dataset and metric, the improvement and p-value of `ours` over the best baseline."
     g = grid[grid.instructions == instructions]
     runs = load_runs(g.run.tolist()); runs['method'] = g.method.values; runs['data_name'] = g.data.values
@@ -149,7 +161,9 @@ def main_table(grid:pd.DataFrame, # from `run_grid` (data, instructions, method,
             stats[(d, SHORT[c])] = dict(best_baseline=best, improvement=(tab.loc[ours, (d, SHORT[c])] - b) / b if b else float('nan'), p=bt['p'])
     return tab, stats
 
-def caption(grid:pd.DataFrame, instructions:str)->str:
+def caption(grid:pd.DataFrame, # from `run_grid`
+            instructions:str, # the instruction mode whose runs the table shows
+           )->str:
     "What the table is: data, instruction mode and its leak audit per dataset, backends, users, seed."
     from atomrec.eval.benchmark import audit_caption
     g = grid[grid.instructions == instructions]
@@ -163,16 +177,16 @@ def caption(grid:pd.DataFrame, instructions:str)->str:
             f"benchmark seed {bseeds}, method seed {seeds}; backends: {'; '.join(backends)}. Candidates: target + 9 sampled unseen items. "
             f"Leak audit per dataset — {audits}.")
 
-def to_markdown(tab:pd.DataFrame, stats:dict, ours:str='atomrec')->str:
+def to_markdown(tab:pd.DataFrame, # from `main_table`: methods x (dataset, metric)
+                stats:dict, # from `main_table`: per column the best baseline, improvement and p-value ({}: no such rows)
+                ours:str='atomrec', # the method the improvement row names
+               )->str:
     "The table as markdown: best per column in bold, then improvement and p-value rows."
     cols = list(tab.columns)
-    head = '| method | ' + ' | '.join(f"{d} {m}" for d, m in cols) + ' |\n|---|' + '---:|' * len(cols) + '\n'
-    body = ''
-    for m, r in tab.iterrows():
-        cells = [f"**{v:.4f}**" if np.isclose(v, tab[c].max()) else f"{v:.4f}" for c, v in zip(cols, r)]
-        body += f"| {m} | " + ' | '.join(cells) + ' |\n'
+    rows = [[m] + [f"**{v:.4f}**" if np.isclose(v, tab[c].max()) else f"{v:.4f}" for c, v in zip(cols, r)] for m, r in tab.iterrows()]
     if stats:
-        body += f"| {ours} vs best baseline | " + ' | '.join(f"{stats[c]['improvement']:+.1%}" if c in stats else '' for c in cols) + ' |\n'
-        body += "| best baseline | " + ' | '.join(stats[c]['best_baseline'] if c in stats else '' for c in cols) + ' |\n'
-        body += "| paired bootstrap p | " + ' | '.join(f"{stats[c]['p']:.4f}" if c in stats else '' for c in cols) + ' |\n'
-    return head + body
+        rows += [[f"{ours} vs best baseline"] + [f"{stats[c]['improvement']:+.1%}" if c in stats else '' for c in cols],
+                 ["best baseline"] + [stats[c]['best_baseline'] if c in stats else '' for c in cols],
+                 ["paired bootstrap p"] + [f"{stats[c]['p']:.4f}" if c in stats else '' for c in cols]]
+    md = pd.DataFrame(rows, columns=['method'] + [f"{d} {m}" for d, m in cols])
+    return markdown_table(md, colalign=(None,) + ('right',) * len(cols))
