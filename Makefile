@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: main test install llm readme bench experiments llm-bench
+.PHONY: main test install llm readme bench experiments llm-bench docs
 
 $(STAMP): settings.ini setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,10 +28,11 @@ llm: $(STAMP)
 main: $(STAMP)
 	$(BIN)/atomrec demo
 
+# the docs site is built and checked in headless Chromium (test flag `docs`: installs Debian's chromium as root, or skips saying why);
 # the local-LLM cells (test flag `llm`) join in when llama.cpp is installed (`make llm`); `slow` ones never do
 test: $(STAMP)
 	$(BIN)/nbdev_export
-	$(BIN)/nbdev_test --n_workers 2 --timing $$($(BIN)/python -c "import importlib.util as u; print('--flags llm' if u.find_spec('llama_cpp') else '')")
+	$(BIN)/nbdev_test --n_workers 2 --timing --flags "docs $$($(BIN)/python -c "import importlib.util as u; print('llm' if u.find_spec('llama_cpp') else '')")"
 
 bench: $(STAMP)
 	$(BIN)/python bench/memory_speed.py
@@ -47,3 +48,8 @@ llm-bench: llm
 # README.md is rendered from nbs/index.ipynb (nbdev_docs needs Quarto, which this machine cannot install)
 readme: $(STAMP)
 	$(BIN)/jupyter nbconvert --to markdown nbs/index.ipynb --output-dir . --output README --log-level WARN
+
+# the docs site in _docs/ (MkDocs Material, offline, from the notebooks and their stored outputs; nothing is executed)
+docs: $(STAMP)
+	$(BIN)/nbdev_export
+	$(BIN)/python -m atomrec.eval.docs
