@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from atomrec.eval.benchmark import Bench, prepare
 from atomrec.encoder import Encoder
-from atomrec.memory import AtomRec, memory_frame
+from atomrec.memory import AtomRec
+from atomrec.eval.method import memory_frame
 from atomrec.core import AtomRecConfig
 
 def peak_mb() -> float: return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
