@@ -23,27 +23,38 @@ __all__ = ['MEMORY_FILES', 'NoteEmbedder', 'AtomRec', 'Trace']
 # %% ../nbs/library/04_memory.ipynb #bfd64a67
 class NoteEmbedder:
     "Note vectors from cached field embeddings: content, keywords+tags, context."
-    def __init__(self, encoder:Encoder, cfg:AtomRecConfig, mode:str='fields', w_content:float=1.0, w_facets:float=0.5, w_context:float=0.3):
+    def __init__(self, encoder:Encoder, # encodes the texts (cached by text)
+                 cfg:AtomRecConfig, # its `facets` and `context` switches say which fields count
+                 mode:str='fields', # 'fields' (weighted parts) or 'joint' (one concatenated text)
+                 w_content:float=1.0, # weight of the content's part
+                 w_facets:float=0.5, # weight of the keywords and tags
+                 w_context:float=0.3, # weight of the context
+                ):
         self.enc, self.cfg, self.mode, self.w = encoder, cfg, mode, (w_content, w_facets, w_context)
         self._idx, self._V = {}, np.zeros((0, encoder.dim), np.float32)   # text -> row of its encoder vector (looked up once)
         self._content, self._ph = {}, {}   # content -> its weighted part; context -> its phrases
     @staticmethod
-    def phrases(text:str)->list[str]:
+    def phrases(text:str, # a note's field
+               )->list[str]:
         "A field split into the phrases it is embedded from (lines; context also at commas, colons, semicolons)."
         return [p.strip() for p in re.split(r'[\n,;:]', text) if p.strip()]
-    def texts(self, n:AtomicNote)->list[str]:
+    def texts(self, n:AtomicNote, # a note
+             )->list[str]:
         "Every text the note's vector needs (to batch-encode)."
         if self.mode == 'joint': return [self.joint_text(n)]
         t = [l for l in n.content.split('\n') if l.strip()]
         if self.cfg.facets: t += n.keywords + n.tags
         if self.cfg.context and n.context: t += self._phrases(n.context)
         return t
-    def joint_text(self, n:AtomicNote)->str:
+    def joint_text(self, n:AtomicNote, # a note
+                  )->str:
+        "The paper's one text for a note: content, then keywords, tags and context as the config keeps them."
         parts = [n.content]
         if self.cfg.facets: parts += ['keywords: ' + ', '.join(n.keywords), 'tags: ' + ', '.join(n.tags)]
         if self.cfg.context and n.context: parts.append('context: ' + n.context)
         return '\n'.join(parts)
-    def prime(self, notes:list[AtomicNote]):
+    def prime(self, notes:list[AtomicNote], # notes about to be embedded
+             ):
         "Encode, in one batch, every text these notes need that is not cached yet."
         if self.mode == 'joint': self.enc.encode(list(dict.fromkeys(self.joint_text(n) for n in notes))); return
         texts, idx = [t for n in notes for t in self.texts(n)], self._idx

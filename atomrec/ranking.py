@@ -84,7 +84,8 @@ def relative_features(feats:np.ndarray, # (candidates, features), or (cases, can
     out = np.concatenate([F, F - F.max(1, keepdims=True), r], 2)
     return out[0] if one else out
 
-def relative_names(features:tuple)->list[str]:
+def relative_names(features:tuple, # the signals' names, in column order
+                  )->list[str]:
     "Column names of `relative_features`."
     return list(features) + [f'{f}-best' for f in features] + [f'{f}-rank' for f in features]
 
