@@ -4,15 +4,15 @@
 
 # %% ../nbs/library/00_core.ipynb #e78785fc
 from __future__ import annotations
-import os, json, random, logging, hashlib, dataclasses
+import os, json, hashlib, dataclasses
 from dataclasses import dataclass, field, asdict, fields
 from pathlib import Path
 import numpy as np
 
 # %% auto #0
 __all__ = ['ABLATIONS', 'READ_TIME', 'AtomRecError', 'DataError', 'AtomRecConfig', 'ablation_config', 'write_config',
-           'project_root', 'data_dirs', 'cache_root', 'embedding_cache_dir', 'seed_everything', 'stable_hash',
-           'rng_for', 'get_logger', 'write_json', 'read_json', 'LockedError', 'FolderLock']
+           'project_root', 'data_dirs', 'cache_root', 'embedding_cache_dir', 'stable_hash', 'rng_for', 'write_json',
+           'read_json', 'LockedError', 'FolderLock']
 
 # %% ../nbs/library/00_core.ipynb #ae772373
 class AtomRecError(Exception):
@@ -115,12 +115,6 @@ def embedding_cache_dir()->Path:
 
 
 # %% ../nbs/library/00_core.ipynb #d51a1328
-def seed_everything(seed:int=0):
-    "Seed python, numpy and (if imported) torch."
-    random.seed(seed); np.random.seed(seed)
-    import sys
-    if 'torch' in sys.modules: sys.modules['torch'].manual_seed(seed)
-
 def stable_hash(*parts)->str:
     "sha256 hex digest of the JSON of `parts` (stable across runs and machines)."
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
@@ -128,10 +122,6 @@ def stable_hash(*parts)->str:
 def rng_for(seed:int, *keys)->np.random.Generator:
     "A numpy generator seeded by `seed` and any keys (e.g. a user id), independent of call order."
     return np.random.default_rng(int(stable_hash(seed, *keys)[:16], 16))
-
-def get_logger(name:str='atomrec')->logging.Logger:
-    "The package logger (configure it with `logging` as usual)."
-    return logging.getLogger(name)
 
 def write_json(obj, path):
     "Write JSON atomically (temp file then rename), so a crash never leaves half a file."

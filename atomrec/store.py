@@ -13,12 +13,11 @@ import lancedb
 from contextlib import nullcontext
 
 # %% auto #0
-__all__ = ['KINDS', 'REVISABLE', 'LINK_TYPE', 'AtomicNote', 'note_schema', 'notes_to_arrow', 'arrow_to_notes', 'unit_rows',
-           'topk_rows', 'serial_blas', 'NoteStore', 'BatchSearch', 'EvolutionLog']
+__all__ = ['KINDS', 'LINK_TYPE', 'AtomicNote', 'note_schema', 'notes_to_arrow', 'arrow_to_notes', 'unit_rows', 'topk_rows',
+           'serial_blas', 'NoteStore', 'BatchSearch', 'EvolutionLog']
 
 # %% ../nbs/library/02_store.ipynb #04a4a2bd
 KINDS = ('user', 'item')
-REVISABLE = ('keywords', 'tags', 'context', 'links')
 
 @dataclass(eq=False)
 class AtomicNote:

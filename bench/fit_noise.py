@@ -21,7 +21,7 @@ import numpy as np, pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from atomrec.agents import fit_ranker, relative_features, relative_names
+from atomrec.ranking import fit_ranker, relative_features, relative_names
 from atomrec.core import read_json
 
 def stored_order_relative(feats:np.ndarray)->np.ndarray:

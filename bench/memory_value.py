@@ -8,7 +8,7 @@ import argparse, json
 from pathlib import Path
 import numpy as np
 from atomrec.eval.benchmark import Bench, ndcg_by_scores
-from atomrec.agents import FEATURES, fit_ranker, relative_features
+from atomrec.ranking import FEATURES, fit_ranker, relative_features
 from atomrec.baselines.references import LearnedBlendMethod, InteractionSignals, BLEND_FEATURES
 
 def cv(F, tidx, cases, names, folds, seed=0):

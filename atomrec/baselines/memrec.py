@@ -211,7 +211,7 @@ def fit(self:MemRecRuleMethod, bench:Bench, # the benchmark
         run_dir:Path|None=None, # where ranker.txt and memrec.json are saved
        ):
     "Fit the ranker on validation cases over the graph of `bench.train('valid')`; rank over the graph of `bench.train(split)`."
-    from atomrec.agents import fit_ranker, LearnedRecAgent
+    from atomrec.ranking import fit_ranker, LearnedRecAgent
     if split not in ('test', 'valid'): raise AtomRecError(f"split must be test or valid, not {split!r}")
     self.instr.fit(bench, split); t0 = time.time()
     self.texts = {str(k): v for k, v in bench.item_text().items()}; self.titles = dict(zip(bench.items.item_id.astype(str), bench.items.title))
@@ -238,6 +238,6 @@ def rank(self:MemRecRuleMethod, cases:pd.DataFrame, # the cases to rank
         )->list[dict]:
     "Candidates by the fitted ranker over MemRec's signals, each with its packed memory and facets as `evidence`."
     if self.booster is None: raise AtomRecError(f"{self.name}: call fit before rank")
-    from atomrec.agents import LearnedRecAgent
+    from atomrec.ranking import LearnedRecAgent
     agent = LearnedRecAgent(self.booster); F = self.features(cases, self.graph)
     return [dict(ranked(list(c), agent.score(f)), evidence=self.memory.get(str(u))) for u, c, f in zip(cases.user_id, cases.candidates, F)]

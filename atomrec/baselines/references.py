@@ -12,7 +12,7 @@ from ..core import *
 from ..eval.benchmark import Bench, request_cosine_scores, word_overlap_scores, ndcg_by_scores
 from ..encoder import Encoder, DEFAULT_MODEL
 from ..eval.runner import Method, tuning_cases
-from ..agents import rp3_walk, WALK_HOPS
+from ..signals import rp3_walk, WALK_HOPS
 
 # %% auto #0
 __all__ = ['GRID', 'BLEND_FEATURES', 'ranked', 'InstructionMethod', 'item_cosine', 'ItemKNNMethod', 'standardise', 'blend',
@@ -277,7 +277,7 @@ class LearnedBlendMethod(Method):
 
     def fit(self, bench, split, run_dir=None):
         "Fit the ranker on validation cases with signals from `bench.train('valid')`; then the signals of `bench.train(split)`."
-        from atomrec.agents import fit_ranker, LearnedRecAgent
+        from atomrec.ranking import fit_ranker, LearnedRecAgent
         if split not in ('test', 'valid'): raise AtomRecError(f"split must be test or valid, not {split!r}")
         self.instr.fit(bench, split)
         t0 = time.time()
@@ -298,7 +298,7 @@ class LearnedBlendMethod(Method):
 
     def rank(self, cases):
         if self.booster is None: raise AtomRecError(f"{self.name}: call fit before rank")
-        from atomrec.agents import LearnedRecAgent
+        from atomrec.ranking import LearnedRecAgent
         agent = LearnedRecAgent(self.booster)
         return [ranked(list(c), agent.score(f)) for c, f in zip(cases.candidates, self.features(cases, self.signals))]
     def info(self)->dict: return dict(self.opts, seed=self.seed, **self.fit_info)

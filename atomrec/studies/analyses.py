@@ -209,7 +209,7 @@ def case_evidence(run, # a finished AtomRec run folder (its memory-<split>/ and 
                   bench:Bench, user:str, split:str='test', encoder=None)->dict:
     "One case re-ranked from the run's memory: ranking (checked against the saved prediction), target rank, target paths and their notes, the user's notes, their revisions."
     from atomrec.memory import AtomRec, embedding_cache_dir
-    from atomrec.agents import LearnedRecAgent, RuleRecAgent
+    from atomrec.ranking import LearnedRecAgent, RuleRecAgent
     run = Path(run); case = bench.cases(split).set_index('user_id').loc[user]
     rec = LearnedRecAgent.load(run/'ranker.txt') if (run/'ranker.txt').exists() else RuleRecAgent(read_json(run/'weights.json')['weights'])
     if encoder is None:
