@@ -514,6 +514,7 @@ def checkpoint(self:AtomRec):
         self._items_saved = True
     state = dict(table_version=self.store.version, log_parts=[p.name for p in self.log.parts()], notes=len(self.store),
                  stats=dict(self.stats))
+    if getattr(self, 'checkpoint_extra', None): state['extra'] = self.checkpoint_extra   # a caller's own state (the service's last applied event), durable with the notes
     if self.cfg.memory == 'coarse':   # summaries do not keep their history: save what the read path needs
         state['coarse'] = dict(items=self._coarse, item_user_notes=self._item_user_notes, user_items={u: sorted(v) for u, v in self._user_items.items()})
     write_json(dict(format=1, config=self.cfg.to_dict(), embed=self.embedder.mode, encoder=self.enc.name, dim=self.enc.dim,
@@ -554,6 +555,7 @@ def open(cls:AtomRec, path, # a memory folder written by `AtomRec`
     items = items if items is not None else (pd.read_parquet(path/'items.parquet') if (path/'items.parquet').exists() else None)
     if items is not None: self.set_items(items); self._items_saved = (path/'items.parquet').exists()
     self.stats = Counter(ck['stats'])
+    self.checkpoint_extra = dict(ck.get('extra', {}))
     if self.cfg.memory == 'coarse' and 'coarse' in ck:
         c = ck['coarse']
         self._coarse.update(c['items']); self._item_user_notes.update(c['item_user_notes'])
