@@ -492,10 +492,17 @@ def open_memory(path, # the memory folder
     mem = AtomRec(AtomRecConfig(agent=agent), path=path, items=table, encoder=enc, memory_agent=mem_agent, rec_agent=rec_agent, progress=False)
     return mem.add_items(table.item_id).checkpoint()   # every item gets its note at creation, in the table's order
 
+def _server(config):
+    "A uvicorn server that ends on SIGTERM or Ctrl-C by returning (so the writer stops and the memory checkpoints after), not by re-raising the signal."
+    import uvicorn
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig, frame): super().handle_exit(sig, frame); self._captured_signals.clear()
+    return Server(config)
+
 def start(svc:Service, host:str='127.0.0.1', port:int=0, max_body:int=1 << 20):
     "Run the service's app with uvicorn on a thread; returns (server, base url). Stop with `server.should_exit = True`."
     import uvicorn
-    server = uvicorn.Server(uvicorn.Config(create_app(svc, max_body), host=host, port=port, log_level='warning', lifespan='off'))
+    server = _server(uvicorn.Config(create_app(svc, max_body), host=host, port=port, log_level='warning', lifespan='off'))
     threading.Thread(target=server.run, daemon=True).start()
     while not server.started: time.sleep(0.01)
     port = server.servers[0].sockets[0].getsockname()[1]
@@ -533,7 +540,7 @@ def cmd_serve(a):
         print(f"atomrec serve: error: {e}", file=sys.stderr); sys.exit(2)
     svc = Service(mem, keys, batch=a.batch)
     config = uvicorn.Config(create_app(svc, a.max_body), host=a.host, port=a.port, log_level=a.log_level, lifespan='off')
-    server = uvicorn.Server(config)
+    server = _server(config)
     def announce():
         while not server.started: time.sleep(0.01)
         port = server.servers[0].sockets[0].getsockname()[1]
