@@ -28,13 +28,18 @@ import atomrec.forget  # noqa: F401  (AtomRec.forget)
 
 # %% ../../nbs/serve/61_app.ipynb #579c8284
 class RWLock:
-    "Many readers or one writer; a waiting writer holds new readers back."
-    def __init__(self): self._c, self._readers, self._writer, self._waiting = threading.Condition(), 0, False, 0
+    "Many readers or one writer, taking turns: a waiting writer holds new readers back, and the readers that waited for a writer go before its next turn."
+    def __init__(self):
+        self._c = threading.Condition()
+        self._readers, self._writer, self._waiting = 0, False, 0   # readers inside, a writer inside, writers waiting
+        self._queued, self._admit = 0, 0                           # readers waiting; readers let in before the next writer
     @contextmanager
     def read(self):
         with self._c:
-            while self._writer or self._waiting: self._c.wait()
-            self._readers += 1
+            self._queued += 1
+            while self._writer or (self._waiting and not self._admit): self._c.wait()
+            self._queued -= 1; self._readers += 1
+            if self._admit: self._admit -= 1
         try: yield
         finally:
             with self._c:
@@ -44,13 +49,13 @@ class RWLock:
     def write(self):
         with self._c:
             self._waiting += 1
-            while self._writer or self._readers: self._c.wait()
+            while self._writer or self._readers or self._admit: self._c.wait()
             self._waiting -= 1; self._writer = True
         try: yield
         finally:
-            with self._c: self._writer = False; self._c.notify_all()
+            with self._c: self._writer, self._admit = False, self._queued; self._c.notify_all()
 
-# %% ../../nbs/serve/61_app.ipynb #ccb00d09
+# %% ../../nbs/serve/61_app.ipynb #c755b82f
 @dataclass(frozen=True)
 class Key:
     "What one API key may reach."
@@ -77,7 +82,7 @@ def load_keys(path=None, # a JSON file of keys; None: the `ATOMREC_KEYS` variabl
         out[key] = Key(str(v.get('name', f'key{k + 1}')), frozenset(map(str, v.get('users', []))), bool(v.get('admin', False)))
     return out
 
-# %% ../../nbs/serve/61_app.ipynb #fe977ce8
+# %% ../../nbs/serve/61_app.ipynb #38a1262c
 ID_CHARS = 'A-Z a-z 0-9 _ . : @ + = ~ -'
 Id = Annotated[str, StringConstraints(pattern=r'^[A-Za-z0-9_.:@+=~-]{1,128}$')]
 Text = lambda n: Annotated[str, StringConstraints(max_length=n, pattern=r'^[^\x00]*$')]
@@ -128,7 +133,7 @@ class ExplainIn(RecommendIn):
     item:Id
     candidates:Annotated[list[Id], Field(min_length=1, max_length=MAX_CANDIDATES)]|None = None
 
-# %% ../../nbs/serve/61_app.ipynb #7ecc1226
+# %% ../../nbs/serve/61_app.ipynb #b916c79e
 QUOTE = 40
 
 def quote(v)->str:
@@ -165,7 +170,7 @@ def validation_error(exc:RequestValidationError)->JSONResponse:
     head = fields[0] if fields else dict(field='body', problem='malformed request', fix='see /docs')
     return _error(422, f"{head['field']}: {head['problem']}", head['fix'], fields)
 
-# %% ../../nbs/serve/61_app.ipynb #32d34de2
+# %% ../../nbs/serve/61_app.ipynb #26a26dea
 class Service:
     "An open memory behind an event log: one writer thread applies events; readers see one version at a time."
     def __init__(self, mem:AtomRec, # an open memory (its folder's writer lock held)
@@ -199,7 +204,7 @@ class Service:
         self.writer.join()
         self.mem.close(); self.events.close()
 
-# %% ../../nbs/serve/61_app.ipynb #a10fdb30
+# %% ../../nbs/serve/61_app.ipynb #dfbd8e82
 @patch_to(Service)
 def _next_batch(self)->list[dict]:
     "The next events to apply: at most `batch`, timestamps never going back, a new item only first."
@@ -240,7 +245,7 @@ def wait_for(self, version:int, # an event number
         while self.applied < version and not self.error and (left := end - time.monotonic()) > 0: self._cv.wait(left)
     return self.applied >= version
 
-# %% ../../nbs/serve/61_app.ipynb #148ceef7
+# %% ../../nbs/serve/61_app.ipynb #85c1ea1e
 @patch_to(Service)
 def _known_item(self, item:str)->bool:
     return item in self.mem.items.index if self.mem.items is not None else True
@@ -265,7 +270,7 @@ def status(self, key:Key, event_id:str)->dict:
     applied = e['seq'] <= self.applied
     return dict(id=event_id, seq=e['seq'], status='applied' if applied else 'pending', note=self.events.notes.get(e['seq']) if applied else None)
 
-# %% ../../nbs/serve/61_app.ipynb #cc54e222
+# %% ../../nbs/serve/61_app.ipynb #8cc6697a
 @patch_to(Service)
 def pseudonym(self, note_id:str)->str:
     "A stable stand-in for a note the caller may not see."
@@ -288,7 +293,7 @@ def note_view(self, key:Key, note_id:str)->dict:
     return dict(id=n.id, kind=n.kind, owner=n.owner, item=n.item_id, timestamp=n.timestamp, content=n.content, keywords=n.keywords,
                 tags=n.tags, context=n.context, links=[dict(note=self._ref(key, j), relation=r) for j, r in n.links], version=n.version)
 
-# %% ../../nbs/serve/61_app.ipynb #3aa51144
+# %% ../../nbs/serve/61_app.ipynb #6313d0f8
 @patch_to(Service)
 def _ready(self, q:RecommendIn):
     "Wait for `min_version` (bounded) and refuse what cannot be ranked; call before taking the read lock."
@@ -334,7 +339,7 @@ def explain(self, key:Key, q:ExplainIn)->dict:
     used = {i for p in paths[q.item] for i in p['nodes']}
     return dict(user=q.user, item=q.item, rank=k + 1, score=r.scores[k], paths=paths[q.item], notes={i: v for i, v in notes.items() if i in used}, version=version)
 
-# %% ../../nbs/serve/61_app.ipynb #a9b97022
+# %% ../../nbs/serve/61_app.ipynb #fc861340
 @patch_to(Service)
 def user_notes(self, key:Key, user:str)->dict:
     "A user's notes, oldest first."
@@ -389,7 +394,7 @@ def stats(self)->dict:
                 latency_ms={k: _pct(list(v)) for k, v in sorted(self.latency.items())}, uptime_s=round(time.time() - self.started, 1),
                 llm=ledger.data if ledger is not None else None)
 
-# %% ../../nbs/serve/61_app.ipynb #88e7dc2c
+# %% ../../nbs/serve/61_app.ipynb #a277eddc
 class Guard:
     "ASGI layer: refuse bodies above `limit` bytes (413), time each route into `latency`."
     def __init__(self, app, limit:int, latency:dict): self.app, self.limit, self.latency = app, limit, latency
@@ -419,7 +424,7 @@ class Guard:
 
 class _TooLarge(Exception): pass
 
-# %% ../../nbs/serve/61_app.ipynb #d1e753ca
+# %% ../../nbs/serve/61_app.ipynb #1b0fe784
 def create_app(svc:Service, # the service to expose
                max_body:int=1 << 20, # largest request body, bytes
               )->FastAPI:
@@ -456,7 +461,7 @@ def create_app(svc:Service, # the service to expose
     def stats(key:K): return svc.stats()
     return Guard(app, max_body, svc.latency)
 
-# %% ../../nbs/serve/61_app.ipynb #cb63a91e
+# %% ../../nbs/serve/61_app.ipynb #9b5868d1
 def open_memory(path, # the memory folder
                 items=None, # item table file (parquet or CSV with item_id, text[, title]) to create a memory with
                 agent:str='rule', # 'rule' or 'llm'
@@ -508,7 +513,7 @@ def start(svc:Service, host:str='127.0.0.1', port:int=0, max_body:int=1 << 20):
     port = server.servers[0].sockets[0].getsockname()[1]
     return server, f'http://{host}:{port}'
 
-# %% ../../nbs/serve/61_app.ipynb #4174f8ad
+# %% ../../nbs/serve/61_app.ipynb #08b4c708
 def add_serve_args(p:argparse.ArgumentParser):
     "The flags of `atomrec serve` (shared by the `atomrec` command and `python -m atomrec.serve`)."
     p.add_argument('memory', metavar='MEMORY_DIR', help='memory folder to serve (created with --items if it holds none)')
