@@ -164,6 +164,7 @@ def checkpoint(self:AtomRec):
     state = dict(table_version=self.store.version, log_parts=[p.name for p in self.log.parts()], notes=len(self.store),
                  stats=dict(self.stats))
     state.update(self._checkpoint_state())
+    if getattr(self, 'checkpoint_extra', None): state['extra'] = self.checkpoint_extra   # a caller's own state (the service's last applied event), durable with the notes
     write_json(dict(format=1, config=self.cfg.to_dict(), embed=self.embedder.mode, encoder=self.enc.name, dim=self.enc.dim,
                     checkpoint=state, saved=time.time()), self.path/'memory.json')
     if getattr(self.enc, 'cache_path', None) is not None: self.enc.save_cache()
@@ -450,6 +451,7 @@ def open(cls:AtomRec, path, # a memory folder written by `AtomRec`
     items = items if items is not None else (pd.read_parquet(path/'items.parquet') if (path/'items.parquet').exists() else None)
     if items is not None: self.set_items(items); self._items_saved = (path/'items.parquet').exists()
     self.stats = Counter(ck['stats'])
+    self.checkpoint_extra = dict(ck.get('extra', {}))
     self._restore(ck)
     return self
 

@@ -10,7 +10,8 @@ from ..core import *
 
 # %% auto #0
 __all__ = ['parse_opts', 'llm_opts', 'llm_arguments', 'cmd_prepare', 'prepare_parser', 'cmd_run', 'run_parser', 'cmd_report',
-           'report_parser', 'cmd_demo', 'demo_parser', 'cmd_experiments', 'experiments_parser', 'parser', 'main']
+           'report_parser', 'cmd_demo', 'demo_parser', 'cmd_experiments', 'experiments_parser', 'serve_parser',
+           'parser', 'main']
 
 # %% ../../nbs/eval/25_cli.ipynb #eba560d8
 def _value(v:str):
@@ -203,16 +204,23 @@ def experiments_parser(sub, # the `atomrec` parser's sub-parsers
     s.add_argument('--quiet', action='store_true', help='no progress bars'); s.set_defaults(fn=cmd_experiments)
 
 
+# %% ../../nbs/eval/25_cli.ipynb #cadc6d78
+def serve_parser(sub, # the `atomrec` parser's sub-parsers
+                ):
+    "The `serve` sub-command and its options (`atomrec.serve.command`)."
+    from atomrec.serve.command import add_serve_args, cmd_serve
+    add_serve_args(sub.add_parser('serve', help='serve a memory over HTTP: durable events, one writer, consistent reads (OpenAPI at /docs)')).set_defaults(fn=cmd_serve)
+
 # %% ../../nbs/eval/25_cli.ipynb #3200d78e
 def _terminated(signum, frame):
     "SIGTERM as a clean exit: `finally` blocks and finalisers run (the default handler skips them)."
     raise SystemExit(128 + signum)
 
 def parser()->argparse.ArgumentParser:
-    "The `atomrec` parser: its five sub-commands, in this order."
+    "The `atomrec` parser: its six sub-commands, in this order."
     p = argparse.ArgumentParser(prog='atomrec', description='AtomRec: evolving atomic memory for agentic recommendation')
     sub = p.add_subparsers(dest='cmd', required=True)
-    for add in (prepare_parser, run_parser, report_parser, demo_parser, experiments_parser): add(sub)
+    for add in (prepare_parser, run_parser, report_parser, demo_parser, experiments_parser, serve_parser): add(sub)
     return p
 
 def main(argv:list|None=None, # the arguments (default: the command line's)
