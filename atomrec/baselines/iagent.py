@@ -74,11 +74,7 @@ class IAgentMethod(VanillaLLMMethod):
         if out is None: self.s.ledger.count('rank', 'invalid_rankings'); return ranking_result(None)
         return ranking_result(to_permutation(out['ranking'], cands, self.s.ledger, 'rank'))
 
-    def rank_one(self, history, # the user's item ids, oldest first
-                 candidates, # the case's candidate item ids, in the order shown
-                 instruction, # the user's request
-                 user=None, # the case's user
-                )->dict:
+    def rank_one(self, history, candidates, instruction, user=None)->dict:   # the parameters of `VanillaLLMMethod.rank_one`
         "Knowledge, then the rerank over the static profile."
         k = self.knowledge(instruction)
         return self.rerank(candidates, {'request': instruction or '(none)', 'knowledge': k,
@@ -138,11 +134,7 @@ class I2AgentMethod(IAgentMethod):
         if out is None: self.s.ledger.count('dynamic', 'fallback_no_interest'); return dict(dynamic_interest='', dynamic_profile='')
         return {k: clean(out[k], 1000) for k in ('dynamic_interest', 'dynamic_profile')}
 
-    def rank_one(self, history, # the user's item ids, oldest first
-                 candidates, # the case's candidate item ids, in the order shown
-                 instruction, # the user's request
-                 user=None, # the case's user
-                )->dict:
+    def rank_one(self, history, candidates, instruction, user=None)->dict:   # the parameters of `VanillaLLMMethod.rank_one`
         "Profile, knowledge, dynamic interests, then the rerank."
         p = self.profile(user, history, candidates)
         k = self.knowledge(instruction)

@@ -26,8 +26,7 @@ def _facet_schema(n:int)->dict: return object_schema(preferences=array_schema(ob
 class MemRecLLMMethod(IAgentMethod):
     "MemRec with LLM agents: its rule pruner and packer, then Stage-R (facets by the LLM) and the LLM rerank."
     name = 'memrec'
-    def __init__(self, seed:int=0, # the run's seed
-                 llm:dict|None=None, # LLM options (model, base_url, cache, cache_mode, local, ...)
+    def __init__(self, seed:int=0, llm:dict|None=None, # the run's seed and LLM options, as `IAgentMethod` takes them
                  k:int=16, # collaborative neighbours kept by the pruner
                  budget:int=700, # characters the packer fits them into
                  n_facets:int=7, # preference facets asked for
@@ -41,11 +40,7 @@ class MemRecLLMMethod(IAgentMethod):
         super().fit(bench, split, run_dir)
         self.graph, self.domain = CollaborativeGraph(bench.train(split), self.texts), domain_of(bench.name)
         return self
-    def rank_one(self, history, # the user's item ids, oldest first
-                 candidates, # the case's candidate item ids, in the order shown
-                 instruction, # the user's request
-                 user=None, # the case's user
-                )->dict:
+    def rank_one(self, history, candidates, instruction, user=None)->dict:   # the parameters of `VanillaLLMMethod.rank_one`
         "Prune and pack the user's neighbours, synthesise facets, rerank."
         g, (rule, _) = self.graph, RULES[self.domain]
         nb = g.prune(str(user), rule, k=self.opts['k'])
@@ -74,11 +69,7 @@ class RecBotMethod(IAgentMethod):
                  chars:int=160, # characters of each candidate's text shown
                  **opts): # more options, recorded with the run
         super().__init__(seed=seed, llm=llm, n_history=n_updates, chars=chars, n_updates=n_updates, **opts)
-    def rank_one(self, history, # the user's item ids, oldest first
-                 candidates, # the case's candidate item ids, in the order shown
-                 instruction, # the user's request
-                 user=None, # the case's user
-                )->dict:
+    def rank_one(self, history, candidates, instruction, user=None)->dict:   # the parameters of `VanillaLLMMethod.rank_one`
         "Rewrite the profile after each of the last interactions, then rerank."
         profile = ''
         for h in [str(x) for x in list(history)[-self.opts['n_updates']:]]:
@@ -117,11 +108,7 @@ class AgentCFMethod(IAgentMethod):
                  )->str:
         "An item agent's memory: what reflection wrote, else the item's own text."
         return self.item_memory.get(i) or clean(self.texts.get(i, i), self.chars)
-    def rank_one(self, history, # the user's item ids, oldest first
-                 candidates, # the case's candidate item ids, in the order shown
-                 instruction, # the user's request
-                 user=None, # the case's user
-                )->dict:
+    def rank_one(self, history, candidates, instruction, user=None)->dict:   # the parameters of `VanillaLLMMethod.rank_one`
         "Choices and reflections over the last interactions, then rerank."
         h, seen = [str(x) for x in history], set(map(str, history)) | set(map(str, candidates))
         pool = [i for i in self.catalogue if i not in seen]; rng = rng_for(self.seed, 'agentcf', str(user))

@@ -563,13 +563,8 @@ def complete_json(self:LLMClient,
 
 # %% ../../nbs/llm/10_client.ipynb #de82750c
 @patch
-async def acomplete_json(self:LLMClient, stage:str, # ledger stage
-                         messages:list[dict], # chat messages
-                         schema:dict, # JSON schema of the answer
-                         name:str='output', # schema name sent to the server
-                         validate:Callable|None=None, # semantic check of the parsed answer; raises ValueError
-                        ) -> dict:
-    "Async `complete_json`; at most `concurrency` requests in flight per event loop."
+async def acomplete_json(self:LLMClient, stage:str, messages:list[dict], schema:dict, name:str='output', validate:Callable|None=None) -> dict:
+    "Async `complete_json` (the same parameters); at most `concurrency` requests in flight per event loop."
     gen, msg, st = self._protocol(stage, messages, schema, name, validate), None, None
     try:
         while True:
