@@ -247,7 +247,7 @@ def page(self:PageWriter, nb:Path, # a notebook under `nbs`
     dest.write_text('\n\n'.join(m.strip('\n') for m in md if m.strip()) + '\n')
     return dest
 
-# %% ../../nbs/eval/27_docs.ipynb #87b24794
+# %% ../../nbs/eval/27_docs.ipynb #3ff22e26
 _TMPDIR = re.compile(re.escape(tempfile.gettempdir()) + r'/tmp[a-z0-9_]{8}')
 _ADDRESS = re.compile(r' at 0x[0-9a-fA-F]+')
 _PROGRESS = re.compile(r'^.*\d+%\|.*\|.*$')
@@ -259,13 +259,13 @@ def _normalise(text:str, root:str)->str:
     return _ADDRESS.sub('', text.replace(root, '.') if root else text)
 
 def _stderr(text:str)->str:
-    "Stderr without its progress bars and warnings (a warning's line and the source line it quotes)."
-    keep, lines = [], text.split('\n')
+    "Stderr without its progress bars and warnings (a warning's line and the source line it quotes), a repeated line once with its count."
+    keep, lines = {}, text.split('\n')
     for i, l in enumerate(lines):
-        if _PROGRESS.match(l) or _WARNING.match(l): continue
+        if not l.strip() or _PROGRESS.match(l) or _WARNING.match(l): continue
         if i and _WARNING.match(lines[i-1]) and l.startswith(' '): continue
-        keep.append(l)
-    return '\n'.join(keep)
+        keep[l] = keep.get(l, 0) + 1
+    return ''.join(f"{l} (x{n})\n" if n > 1 else l + '\n' for l, n in keep.items())
 
 def clean_outputs(outputs:list, # a code cell's outputs (nbformat dicts)
                   root:str='', # the project's folder, shown as `.`
@@ -289,7 +289,7 @@ def clean_outputs(outputs:list, # a code cell's outputs (nbformat dicts)
         res.append(o)
     return res
 
-# %% ../../nbs/eval/27_docs.ipynb #7fcd23d1
+# %% ../../nbs/eval/27_docs.ipynb #21a70748
 def _skipped(cell, flags:set)->bool:
     "Whether `nbdev_test` leaves this cell out (not code, a call of nbdev's export, `#| eval: false`, a skipped flag)."
     if cell.cell_type != 'code' or 'nbdev_export' + '(' in cell.source: return True
@@ -323,22 +323,20 @@ def _outputs(path:Path)->list: return [json.dumps(c.get('outputs', []), sort_key
 
 def execute_notebooks(paths:list|None=None, # notebooks or folders (default: every notebook under `nbs`)
                       flags:str|None=None, # test flags whose cells are skipped (default: settings' `tst_flags`)
-                     )->list:
-    "Run each notebook in a fresh interpreter, store its cleaned outputs, `nbdev_clean` it; (notebook, seconds, cells changed) each."
+                     ):
+    "Run each notebook in a fresh interpreter, store its cleaned outputs, `nbdev_clean` it; yields (notebook, seconds, cells changed) as each ends."
     from fastcore.xtras import globtastic
     from nbdev.clean import nbdev_clean
     cfg = get_config()
     nbs = [Path(f) for p in (paths or [cfg.nbs_path]) for f in globtastic(p, file_glob='*.ipynb', skip_folder_re='^[_.]')]
     env = {**os.environ, 'PYTHONHASHSEED': '0'}
     script = 'import sys; from atomrec.eval.docs import execute_notebook as f; f(sys.argv[1], None if sys.argv[2] == "-" else sys.argv[2])'
-    res = []
     for nb in sorted(nbs):
         before, t0 = _outputs(nb), time.time()
         proc = subprocess.run([sys.executable, '-c', script, str(nb), '-' if flags is None else flags], env=env, capture_output=True, text=True)
         if proc.returncode: raise RuntimeError(f'{nb} failed:\n{proc.stderr[-3000:]}')
         nbdev_clean(fname=str(nb))
-        res.append((nb, time.time() - t0, sum(a != b for a, b in zip(before, _outputs(nb)))))
-    return res
+        yield nb, time.time() - t0, sum(a != b for a, b in zip(before, _outputs(nb)))
 
 # %% ../../nbs/eval/27_docs.ipynb #62594b1d
 _CSS = """.md-typeset .api-entry { border-left: .2rem solid var(--md-primary-fg-color); padding-left: .8rem; margin: 1.2rem 0; }
