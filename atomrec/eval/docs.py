@@ -114,7 +114,7 @@ def api_entry(obj, # the function, class, method or property to document
     arrow = f" -> {_anno(ret.get('anno'))}" if _anno(ret.get('anno')) and kind == 'def' else ''
     one = f"{kind} {name}({', '.join(args)}){arrow}"
     sig = one if len(one) <= 100 else f"{kind} {name}(\n" + ''.join(f'    {a},\n' for a in args) + f"){arrow}"
-    doc = inspect.getdoc(obj) or ''
+    doc = inspect.cleandoc(obj.__doc__) if isinstance(getattr(obj, '__doc__', None), str) else ''  # its own, not a base class's (pydantic's links to its own site)
     rows = [f"| `{k}` | {_cell(_anno(p['anno']))} | {_cell(_default(p['default']))} | {p['docment'] or ''} |"
             for k, p in params.items()]
     if _anno(ret.get('anno')) and kind == 'def': rows.append(f"| **returns** | {_cell(_anno(ret['anno']))} | | {ret.get('docment') or ''} |")
