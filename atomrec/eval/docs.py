@@ -4,7 +4,7 @@
 
 # %% ../../nbs/eval/27_docs.ipynb #cd18de37
 from __future__ import annotations
-import base64, contextlib, inspect, logging, os, re, shutil, subprocess, sys, tempfile, threading
+import base64, contextlib, inspect, json, logging, os, re, shutil, subprocess, sys, tempfile, threading, time
 from functools import partial, reduce
 from http.server import ThreadingHTTPServer, SimpleHTTPRequestHandler
 from importlib import import_module
@@ -13,7 +13,7 @@ from urllib.parse import quote
 from execnb.nbio import read_nb
 from fastcore.basics import patch
 from fastcore.docments import docments
-from fastcore.script import call_parse
+from fastcore.script import Param, call_parse
 from nbdev.config import get_config
 from nbdev.process import NBProcessor
 from nbdev.processors import add_show_docs, clean_magics, hide_, hide_line, populate_language, rm_header_dash, strip_ansi
@@ -21,7 +21,8 @@ from ..core import project_root
 
 # %% auto #0
 __all__ = ['CHROMIUM_FLAGS', 'notebook_title', 'nav_tree', 'fenced', 'plain_text', 'output_markdown', 'api_entry', 'PageWriter',
-           'build_docs', 'docs_cli', 'serve_dir', 'browser_missing', 'chromium', 'page_url']
+           'clean_outputs', 'execute_notebook', 'execute_notebooks', 'build_docs', 'docs_cli', 'serve_dir',
+           'browser_missing', 'chromium', 'page_url']
 
 # %% ../../nbs/eval/27_docs.ipynb #0d21700a
 def _number(p:Path)->float:
@@ -113,7 +114,7 @@ def api_entry(obj, # the function, class, method or property to document
     arrow = f" -> {_anno(ret.get('anno'))}" if _anno(ret.get('anno')) and kind == 'def' else ''
     one = f"{kind} {name}({', '.join(args)}){arrow}"
     sig = one if len(one) <= 100 else f"{kind} {name}(\n" + ''.join(f'    {a},\n' for a in args) + f"){arrow}"
-    doc = inspect.getdoc(obj) or ''
+    doc = inspect.cleandoc(obj.__doc__) if isinstance(getattr(obj, '__doc__', None), str) else ''  # its own, not a base class's (pydantic's links to its own site)
     rows = [f"| `{k}` | {_cell(_anno(p['anno']))} | {_cell(_default(p['default']))} | {p['docment'] or ''} |"
             for k, p in params.items()]
     if _anno(ret.get('anno')) and kind == 'def': rows.append(f"| **returns** | {_cell(_anno(ret['anno']))} | | {ret.get('docment') or ''} |")
@@ -246,6 +247,97 @@ def page(self:PageWriter, nb:Path, # a notebook under `nbs`
     dest.write_text('\n\n'.join(m.strip('\n') for m in md if m.strip()) + '\n')
     return dest
 
+# %% ../../nbs/eval/27_docs.ipynb #3ff22e26
+_TMPDIR = re.compile(re.escape(tempfile.gettempdir()) + r'/tmp[a-z0-9_]{8}')
+_ADDRESS = re.compile(r' at 0x[0-9a-fA-F]+')
+_PROGRESS = re.compile(r'^.*\d+%\|.*\|.*$')
+_WARNING = re.compile(r'^\S.*:\d+: \w*Warning: ')
+_WIDGET = 'application/vnd.jupyter.widget-view+json'
+
+def _normalise(text:str, root:str)->str:
+    text = _TMPDIR.sub(lambda m: m[0][:-8] + 'XXXXXXXX', text)
+    return _ADDRESS.sub('', text.replace(root, '.') if root else text)
+
+def _stderr(text:str)->str:
+    "Stderr without its progress bars and warnings (a warning's line and the source line it quotes), a repeated line once with its count."
+    keep, lines = {}, text.split('\n')
+    for i, l in enumerate(lines):
+        if not l.strip() or _PROGRESS.match(l) or _WARNING.match(l): continue
+        if i and _WARNING.match(lines[i-1]) and l.startswith(' '): continue
+        keep[l] = keep.get(l, 0) + 1
+    return ''.join(f"{l} (x{n})\n" if n > 1 else l + '\n' for l, n in keep.items())
+
+def clean_outputs(outputs:list, # a code cell's outputs (nbformat dicts)
+                  root:str='', # the project's folder, shown as `.`
+                 )->list:
+    "The outputs a reader should see: no ANSI, progress frames, warnings, widgets, execution counts or run-specific paths."
+    res = []
+    for o in outputs:
+        o = dict(o)
+        if o['output_type'] == 'stream':
+            text = plain_text(o['text'])
+            if o['name'] == 'stderr': text = _stderr(text)
+            text = _normalise(text, root)
+            if not text.strip(): continue
+            o['text'] = text.splitlines(True)
+        elif o['output_type'] in ('display_data', 'execute_result'):
+            data = {k: v for k, v in o['data'].items() if k != _WIDGET}
+            if not data: continue
+            o['data'] = {k: (_normalise(_text(v), root).splitlines(True) if k.startswith('text/') else v) for k, v in data.items()}
+            o['metadata'] = {}
+            if o['output_type'] == 'execute_result': o['execution_count'] = None
+        res.append(o)
+    return res
+
+# %% ../../nbs/eval/27_docs.ipynb #21a70748
+def _skipped(cell, flags:set)->bool:
+    "Whether `nbdev_test` leaves this cell out (not code, a call of nbdev's export, `#| eval: false`, a skipped flag)."
+    if cell.cell_type != 'code' or 'nbdev_export' + '(' in cell.source: return True
+    d = getattr(cell, 'directives_', {}) or {}
+    return d.get('eval:', [''])[0].lower() == 'false' or bool(flags & d.keys())
+
+def execute_notebook(path:Path|str, # the notebook
+                     flags:str|None=None, # space-separated test flags whose cells are skipped (default: settings' `tst_flags`)
+                     dpi:int=80, # resolution of the stored figures
+                    ):
+    "Run notebook `path` as `nbdev_test` does and store its executed cells' outputs, cleaned, in the file."
+    from execnb.nbio import write_nb
+    from execnb.shell import CaptureShell
+    from fastcore.xtras import working_directory
+    path = Path(path).resolve(); cfg = get_config(path=path.parent)
+    flags = set((cfg.get('tst_flags', '') if flags is None else flags).split())
+    nb, run = read_nb(path), NBProcessor(path).nb   # `run`: the same cells with their directive lines parsed off
+    os.environ['IN_TEST'] = '1'
+    shell = CaptureShell(path, mpl_format='png')
+    shell.run(f"import matplotlib; matplotlib.rcParams['figure.dpi'] = {dpi}")
+    with working_directory(path.parent):
+        for cell, stored in zip(run.cells, nb.cells):
+            if _skipped(cell, flags): continue
+            outs = shell.run(cell.source)
+            if shell.exc: raise RuntimeError(shell.prettytb(fname=path))
+            stored['outputs'] = clean_outputs(outs, str(cfg.config_path))
+            stored['execution_count'] = None
+    write_nb(nb, path)
+
+def _outputs(path:Path)->list: return [json.dumps(c.get('outputs', []), sort_keys=True) for c in read_nb(path).cells]
+
+def execute_notebooks(paths:list|None=None, # notebooks or folders (default: every notebook under `nbs`)
+                      flags:str|None=None, # test flags whose cells are skipped (default: settings' `tst_flags`)
+                     ):
+    "Run each notebook in a fresh interpreter, store its cleaned outputs, `nbdev_clean` it; yields (notebook, seconds, cells changed) as each ends."
+    from fastcore.xtras import globtastic
+    from nbdev.clean import nbdev_clean
+    cfg = get_config()
+    nbs = [Path(f) for p in (paths or [cfg.nbs_path]) for f in globtastic(p, file_glob='*.ipynb', skip_folder_re='^[_.]')]
+    env = {**os.environ, 'PYTHONHASHSEED': '0'}
+    script = 'import sys; from atomrec.eval.docs import execute_notebook as f; f(sys.argv[1], None if sys.argv[2] == "-" else sys.argv[2])'
+    for nb in sorted(nbs):
+        before, t0 = _outputs(nb), time.time()
+        proc = subprocess.run([sys.executable, '-c', script, str(nb), '-' if flags is None else flags], env=env, capture_output=True, text=True)
+        if proc.returncode: raise RuntimeError(f'{nb} failed:\n{proc.stderr[-3000:]}')
+        nbdev_clean(fname=str(nb))
+        yield nb, time.time() - t0, sum(a != b for a, b in zip(before, _outputs(nb)))
+
 # %% ../../nbs/eval/27_docs.ipynb #62594b1d
 _CSS = """.md-typeset .api-entry { border-left: .2rem solid var(--md-primary-fg-color); padding-left: .8rem; margin: 1.2rem 0; }
 .md-typeset .api-entry h4 { font-family: var(--md-code-font-family); margin-top: .4rem; }
@@ -284,9 +376,15 @@ def build_docs(root:Path|None=None, # the project folder (settings.ini, mkdocs.y
 
 # %% ../../nbs/eval/27_docs.ipynb #05a9c79d
 @call_parse
-def docs_cli(site:str=None, # where the site goes (default: `_docs`)
+def docs_cli(paths:Param('with --execute: the notebooks or folders to run (default: all of nbs/)', str, nargs='*'),
+             site:str=None, # where the site goes (default: `_docs`)
+             execute:bool=False, # instead of building: run the notebooks and store their cleaned outputs (`make outputs`)
             ):
-    "Build the docs site from the notebooks (`make docs`)."
+    "Build the docs site from the notebooks' stored outputs (`make docs`), or with `--execute` store those outputs (`make outputs`)."
+    if execute:
+        for nb, secs, changed in execute_notebooks(paths or None):
+            print(f'{nb}: {changed} cells changed ({secs:.0f} s)', flush=True)
+        return
     res = build_docs(site=Path(site) if site else None)
     for w in res['warnings']: print('warning:', w)
     for page, name, err in res['missing']: print(f'no API entry for {name} ({page}): {err}')
