@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: main test install llm readme bench experiments llm-bench docs
+.PHONY: main test install llm readme bench experiments llm-bench docs outputs
 
 $(STAMP): settings.ini setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -56,3 +56,8 @@ readme: $(STAMP)
 docs: $(STAMP)
 	$(BIN)/nbdev_export
 	$(BIN)/python -m atomrec.eval.docs
+
+# run the notebooks and store their cleaned outputs (what the docs site shows): after changing a notebook
+outputs: $(STAMP)
+	$(BIN)/nbdev_export
+	$(BIN)/python -m atomrec.eval.docs --execute nbs
