@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['add_serve_args', 'cmd_serve', 'serve']
 
-# %% ../../nbs/serve/64_command.ipynb #04fcfe7a
+# %% ../../nbs/serve/64_command.ipynb #3e5c0c1d
 import argparse, json, sys, threading, time
 from ..core import AtomRecError
 
