@@ -72,7 +72,7 @@ def resolve_model(name_or_path:str=DEFAULT_MODEL, # model name (e.g. 'all-MiniLM
     raise EncoderNotFound(f"sentence-transformers model {s!r} not found offline: it is not a local folder, not the "
                           f"{PACKAGED_MODEL} package's model and not in the Hugging Face cache ({_hf_cache_dir()}). Fix: {hint}.")
 
-# %% ../nbs/library/01_encoder.ipynb #71fcbef7
+# %% ../nbs/library/01_encoder.ipynb #f0b404ab
 def model_dim(path:str|Path, # a sentence-transformers model folder
              ) -> int|None:
     "The embedding size the model in `path` outputs, read from its module configs; None if they do not say."

@@ -383,6 +383,7 @@ def _evolve(self:AtomRec, note, neighbours):
 def observe_many(self:AtomRec, df:pd.DataFrame, # user_id, item_id, timestamp, optional rating / review / review_title
                  progress:bool|None=None, # show a progress bar (default: the memory's `progress`)
                  resume:bool=False, # skip interactions the memory already holds (same user, item, time; repeats counted)
+                 checkpoint:bool=True, # checkpoint at the end (False: the caller checkpoints when it chooses, e.g. a service every few seconds)
                 )->list[str]:
     "Write interactions in time order (ties: input order), in batches, checkpointing as it goes; returns the new note ids."
     df = df.reset_index(drop=True)
@@ -403,7 +404,7 @@ def observe_many(self:AtomRec, df:pd.DataFrame, # user_id, item_id, timestamp, o
     bar = tqdm(total=len(recs), desc='memory', disable=not (self.progress if progress is None else progress), leave=False)
     self._write(recs, ids, bar)
     bar.close()
-    self.checkpoint()
+    if checkpoint: self.checkpoint()
     return ids
 
 @patch
@@ -486,7 +487,7 @@ def _restore(self:AtomRec, checkpoint:dict):
     for n in self.store.get_many(self.store.ids('user')):
         self._item_user_notes[n.item_id].append(n.id); self._user_items[n.owner].add(n.item_id); self._seq[n.owner] += 1
 
-# %% ../nbs/library/04_memory.ipynb #e28597df
+# %% ../nbs/library/04_memory.ipynb #e6dd38fa
 @patch
 def prune_texts(self:AtomRec)->int:
     "Keep under `texts/` only the vectors of texts the memory's notes need (after notes left it); returns how many stay."

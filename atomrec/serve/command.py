@@ -23,7 +23,7 @@ def add_serve_args(p:argparse.ArgumentParser, # the parser to give the flags to
     p.add_argument('--model', help='LLM model name (with --agent llm)')
     p.add_argument('--base-url', help='OpenAI-compatible endpoint (with --agent llm)')
     p.add_argument('--local', help="start the embedded local LLM (e.g. 'smollm2') (with --agent llm)")
-    p.add_argument('--batch', type=int, default=32, help='most events applied and checkpointed at once')
+    p.add_argument('--batch', type=int, default=32, help='most events applied at once (recommendations wait for one batch at most)')
     p.add_argument('--encoder-cache', help="folder of the encoder's cache (default: in memory only)")
     p.add_argument('--max-body', type=int, default=1 << 20, help='largest request body in bytes')
     p.add_argument('--log-level', default='warning', help='uvicorn log level')
