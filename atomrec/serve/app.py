@@ -191,11 +191,10 @@ class Service:
         self.writer = threading.Thread(target=self._write_loop, name='atomrec-writer', daemon=True)
         self._warm()
         self.writer.start()
-        threading.Thread(target=self._load_model, name='atomrec-encoder', daemon=True).start()
 
-    def _load_model(self):
-        "Load the encoder's model and run one query through it, in the background: the service answers before torch is imported."
-        self.mem.enc._encode(['warm up'], rows=1)   # straight to the model: nothing enters the cache
+    def warm_model(self):
+        "Load the encoder's model and run one query through it on a thread of its own; call it once the server answers (torch's import then does not slow the start)."
+        threading.Thread(target=self.mem.enc._encode, args=(['warm up'], 1), name='atomrec-encoder', daemon=True).start()   # straight to the model: nothing enters the cache
 
     def _warm(self):
         "Compute the tables the read path builds on first use (so concurrent readers only read them)."
@@ -240,7 +239,7 @@ def _write_loop(self):
                 self.applied = batch[-1]['seq']
                 self._warm()
                 self._unsaved += len(batch)
-                if self._unsaved >= self.checkpoint_events or time.monotonic() - self._saved_at >= self.checkpoint_seconds: self._checkpoint()
+            if self._unsaved >= self.checkpoint_events or time.monotonic() - self._saved_at >= self.checkpoint_seconds: self._checkpoint()   # after the write turn: readers go on during it
         except Exception as e:
             self.error = f"{type(e).__name__}: {str(e)[:300]}"
             get_logger().exception('writer stopped'); return
@@ -529,5 +528,6 @@ def start(svc:Service, host:str='127.0.0.1', port:int=0, max_body:int=1 << 20):
     server = _server(uvicorn.Config(create_app(svc, max_body), host=host, port=port, log_level='warning', lifespan='off'))
     threading.Thread(target=server.run, daemon=True).start()
     while not server.started: time.sleep(0.01)
+    svc.warm_model()
     port = server.servers[0].sockets[0].getsockname()[1]
     return server, f'http://{host}:{port}'

@@ -47,6 +47,7 @@ def cmd_serve(a:argparse.Namespace, # the parsed `atomrec serve` flags
     server = _server(config)
     def announce():
         while not server.started: time.sleep(0.01)
+        svc.warm_model()   # the encoder's model loads once the service answers
         port = server.servers[0].sockets[0].getsockname()[1]
         print(json.dumps(dict(serving=str(a.memory), url=f'http://{a.host}:{port}', version=svc.applied, pending=svc.pending, keys=keys is not None)), flush=True)
     threading.Thread(target=announce, daemon=True).start()
