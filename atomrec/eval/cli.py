@@ -204,7 +204,7 @@ def experiments_parser(sub, # the `atomrec` parser's sub-parsers
     s.add_argument('--quiet', action='store_true', help='no progress bars'); s.set_defaults(fn=cmd_experiments)
 
 
-# %% ../../nbs/eval/25_cli.ipynb #76131826
+# %% ../../nbs/eval/25_cli.ipynb #cadc6d78
 def serve_parser(sub, # the `atomrec` parser's sub-parsers
                 ):
     "The `serve` sub-command and its options (`atomrec.serve.command`)."
