@@ -4,15 +4,15 @@
 
 # %% ../nbs/library/01_encoder.ipynb #04209c0b
 from __future__ import annotations
-import os, hashlib, importlib.util, importlib.metadata, uuid
+import os, json, hashlib, importlib.util, importlib.metadata, uuid, threading
 from pathlib import Path
 import numpy as np
 from .core import AtomRecError
 
 # %% auto #0
 __all__ = ['DEFAULT_MODEL', 'PACKAGED_MODEL', 'LENGTH_STEP', 'FORWARD_ROWS', 'CHUNK', 'QUERY_ROWS', 'ENCODE_THREADS', 'ENCODING',
-           'EncoderNotFound', 'packaged_model_dir', 'resolve_model', 'encoding', 'length_bucket', 'forward_plan',
-           'Encoder']
+           'EncoderNotFound', 'packaged_model_dir', 'resolve_model', 'model_dim', 'encoding', 'length_bucket',
+           'forward_plan', 'Encoder']
 
 # %% ../nbs/library/01_encoder.ipynb #30d69ff5
 os.environ.setdefault('HF_HUB_OFFLINE', '1')  # offline by default; set HF_HUB_OFFLINE=0 before import to opt out
@@ -72,6 +72,28 @@ def resolve_model(name_or_path:str=DEFAULT_MODEL, # model name (e.g. 'all-MiniLM
     raise EncoderNotFound(f"sentence-transformers model {s!r} not found offline: it is not a local folder, not the "
                           f"{PACKAGED_MODEL} package's model and not in the Hugging Face cache ({_hf_cache_dir()}). Fix: {hint}.")
 
+# %% ../nbs/library/01_encoder.ipynb #f0b404ab
+def model_dim(path:str|Path, # a sentence-transformers model folder
+             ) -> int|None:
+    "The embedding size the model in `path` outputs, read from its module configs; None if they do not say."
+    path = Path(path)
+    try: modules = json.loads((path/'modules.json').read_text())
+    except (OSError, ValueError): return None
+    dim = None
+    for m in modules:
+        kind = str(m.get('type', '')).rsplit('.', 1)[-1]
+        try: cfg = json.loads((path/m.get('path', '')/'config.json').read_text()) if kind in ('Pooling', 'Dense') else {}
+        except (OSError, ValueError): return None
+        if kind == 'Pooling':
+            modes = sum(bool(v) for k, v in cfg.items() if k.startswith('pooling_mode_'))
+            if 'word_embedding_dimension' not in cfg or not modes: return None
+            dim = cfg['word_embedding_dimension'] * modes
+        elif kind == 'Dense':
+            if 'out_features' not in cfg: return None
+            dim = cfg['out_features']
+        elif kind not in ('Transformer', 'Normalize'): return None
+    return int(dim) if dim else None
+
 # %% ../nbs/library/01_encoder.ipynb #3cbfef96
 LENGTH_STEP = 16   # a text runs padded to the next multiple of this many tokens: its own length picks the shape
 FORWARD_ROWS = 8   # every forward pass has exactly this many rows; dummy rows fill the last pass of each length
@@ -122,18 +144,36 @@ class Encoder:
                  cache_path:str|Path|None=None, # folder persisting the embedding cache; None keeps it in memory
                 ):
         self.name = str(model)
-        self.path = resolve_model(model)
-        from sentence_transformers import SentenceTransformer
-        from transformers.utils import logging as hf_logging
-        hf_logging.disable_progress_bar()   # no 'Loading weights' bar on every model load
-        self.model = SentenceTransformer(self.path, device=device, local_files_only=True)
-        get_dim = getattr(self.model, 'get_embedding_dimension', None) or self.model.get_sentence_embedding_dimension
-        self.dim = int(get_dim())
+        self.path, self.device = resolve_model(model), device
+        self._model, self._loading = None, threading.Lock()
+        self.dim = model_dim(self.path) or self.model_dim()
         self.cache, self._unsaved, self.hits, self.misses = {}, [], 0, 0
         self.cache_path = Path(cache_path) if cache_path is not None else None
         if self.cache_path is not None: self.load_cache()
 
     def __repr__(self): return f"Encoder({self.name!r}, dim={self.dim}, cached={len(self.cache)}, hits={self.hits}, misses={self.misses})"
+
+    @property
+    def model(self):
+        "The sentence-transformers model, loaded on first use (importing torch and sentence-transformers takes seconds)."
+        if self._model is None:
+            with self._loading:
+                if self._model is None:
+                    from sentence_transformers import SentenceTransformer
+                    from transformers.utils import logging as hf_logging
+                    hf_logging.disable_progress_bar()   # no 'Loading weights' bar on every model load
+                    self._model = SentenceTransformer(self.path, device=self.device, local_files_only=True)
+        return self._model
+
+    @property
+    def loaded(self) -> bool:
+        "Whether the model is in memory (a text not in the cache needs it)."
+        return self._model is not None
+
+    def model_dim(self) -> int:
+        "The dimension the loaded model reports (loads it)."
+        get_dim = getattr(self.model, 'get_embedding_dimension', None) or self.model.get_sentence_embedding_dimension
+        return int(get_dim())
 
     def key(self, text:str, # the text
             rows:int=FORWARD_ROWS, # rows per forward pass it is encoded in
@@ -203,22 +243,36 @@ class Encoder:
     def save_cache(self) -> int:
         "Write the entries added since the last save as a new part under `cache_path`; returns how many."
         if self.cache_path is None: raise ValueError('this Encoder has no cache_path')
-        if not self._unsaved: return 0
-        self.cache_path.mkdir(parents=True, exist_ok=True)
-        keys = np.array(self._unsaved, dtype='S20')
-        vecs = np.stack([self.cache[k] for k in self._unsaved]).astype(np.float32)
-        dest = self.cache_path/f'part-{len(list(self.cache_path.glob("part-*.npz"))):06d}-{uuid.uuid4().hex[:8]}.npz'
-        tmp = dest.with_suffix('.tmp')
-        with open(tmp, 'wb') as f: np.savez(f, keys=keys, vecs=vecs)
-        os.replace(tmp, dest)  # a part appears whole or not at all
+        n = self.write_part(self.cache_path, self._unsaved)
         self._unsaved = []
-        return len(keys)
+        return n
 
     def load_cache(self) -> int:
         "Read every saved part under `cache_path` into the cache; returns the cache size."
-        for p in sorted(self.cache_path.glob('part-*.npz')) if self.cache_path.exists() else []:
+        self.read_parts(self.cache_path)
+        return len(self.cache)
+
+    def write_part(self, folder:str|Path, # a folder of cache parts
+                   keys:list[bytes], # cache keys (`key`) of entries this encoder holds
+                  ) -> int:
+        "Write the cached vectors of `keys` as a new part under `folder` (nothing if there are none); returns how many."
+        if not keys: return 0
+        folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
+        dest = folder/f'part-{len(list(folder.glob("part-*.npz"))):06d}-{uuid.uuid4().hex[:8]}.npz'
+        tmp = dest.with_suffix('.tmp')
+        with open(tmp, 'wb') as f: np.savez(f, keys=np.array(keys, dtype='S20'), vecs=np.stack([self.cache[k] for k in keys]).astype(np.float32))
+        os.replace(tmp, dest)  # a part appears whole or not at all
+        return len(keys)
+
+    def read_parts(self, folder:str|Path, # a folder of cache parts (missing: nothing to read)
+                  ) -> list[bytes]:
+        "Read every part under `folder` into the cache (entries already held are kept); returns the keys the parts hold."
+        folder, keys = Path(folder), []
+        for p in sorted(folder.glob('part-*.npz')) if folder.exists() else []:
             with np.load(p) as z:
                 vecs = z['vecs']
                 if vecs.ndim != 2 or vecs.shape[1] != self.dim: continue  # another model's part
-                for k, v in zip(z['keys'].tolist(), vecs): self.cache.setdefault(k.ljust(20, b'\x00'), v)   # numpy's S20 drops trailing NULs
-        return len(self.cache)
+                ks = [k.ljust(20, b'\x00') for k in z['keys'].tolist()]   # numpy's S20 drops trailing NULs
+                for k, v in zip(ks, vecs): self.cache.setdefault(k, v)
+                keys += ks
+        return keys

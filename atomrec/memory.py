@@ -4,7 +4,7 @@
 
 # %% ../nbs/library/04_memory.ipynb #3017d5dc
 from __future__ import annotations
-import re, json, time, shutil, tempfile, math
+import re, json, time, shutil, tempfile, math, itertools
 from collections import defaultdict, Counter
 from pathlib import Path
 from typing import NamedTuple
@@ -32,6 +32,7 @@ class NoteEmbedder:
                 ):
         self.enc, self.cfg, self.mode, self.w = encoder, cfg, mode, (w_content, w_facets, w_context)
         self._idx, self._V = {}, np.zeros((0, encoder.dim), np.float32)   # text -> row of its encoder vector (looked up once)
+        self._saved, self._on_disk = 0, set()   # rows of `_idx` already saved; cache keys the memory folder holds
         self._content, self._ph = {}, {}   # content -> its weighted part; context -> its phrases
     @staticmethod
     def phrases(text:str, # a note's field
@@ -67,6 +68,29 @@ class NoteEmbedder:
             V = np.zeros((max(2 * len(self._V), n + len(todo), 1024), self.enc.dim), np.float32); V[:n] = self._V[:n]; self._V = V
         self._V[n:n + len(todo)] = vecs
         self._idx.update(zip(todo, range(n, n + len(todo))))
+    def save(self, folder:Path, # the memory's folder of text vectors
+            )->int:
+        "Write the vectors of the texts looked up since the last save (and not on disk yet) as a part under `folder`; returns how many."
+        new = [k for t in itertools.islice(self._idx, self._saved, None) if (k := self.enc.key(t)) not in self._on_disk]
+        n = self.enc.write_part(folder, new)
+        self._saved = len(self._idx); self._on_disk.update(new)
+        return n
+    def load(self, folder:Path, # the memory's folder of text vectors
+            )->int:
+        "Put the text vectors saved under `folder` in the encoder's cache (they are the encoder's own bits); returns how many."
+        keys = self.enc.read_parts(folder)
+        self._on_disk.update(keys)
+        return len(keys)
+    def keep_only(self, folder:Path, # the memory's folder of text vectors
+                  notes:list[AtomicNote], # the notes whose texts stay
+                 )->int:
+        "Rewrite `folder` to hold only the vectors `notes` need (after notes leave the memory); returns how many stay."
+        keep = sorted(k for k in {self.enc.key(t) for n in notes for t in self.texts(n) + [n.content]} if k in self.enc.cache)
+        old = sorted(Path(folder).glob('part-*.npz'))
+        self.enc.write_part(folder, keep)   # the new part first: a crash leaves more vectors, never fewer
+        for p in old: p.unlink()
+        self._saved, self._on_disk = len(self._idx), set(keep)
+        return len(keep)
     def _mean(self, texts:list[str])->np.ndarray:
         "Mean of the texts' vectors (summed in a fixed order)."
         idx = self._idx
@@ -152,12 +176,12 @@ class AtomRec:
     def __exit__(self, *exc): self.close()
 
 # %% ../nbs/library/04_memory.ipynb #7ee06bbe
-MEMORY_FILES = ('notes', 'evolution', 'items.parquet', 'memory.json', 'memory.json.tmp')
+MEMORY_FILES = ('notes', 'evolution', 'texts', 'items.parquet', 'memory.json', 'memory.json.tmp')
 
 @patch
 def checkpoint(self:AtomRec):
-    "Make everything written so far durable: notes, then log, then `memory.json` (atomic), plus the encoder cache if it has one."
-    self.store.flush(); self.log.flush()
+    "Make everything written so far durable: notes, then log, the new text vectors, then `memory.json` (atomic), plus the encoder cache if it has one."
+    self.store.flush(); self.log.flush(); self.embedder.save(self.path/'texts')
     if self.items is not None and not self._items_saved:
         tmp = self.path/'items.parquet.tmp'; self.items.reset_index(drop=True).to_parquet(tmp); tmp.replace(self.path/'items.parquet')
         self._items_saved = True
@@ -359,6 +383,7 @@ def _evolve(self:AtomRec, note, neighbours):
 def observe_many(self:AtomRec, df:pd.DataFrame, # user_id, item_id, timestamp, optional rating / review / review_title
                  progress:bool|None=None, # show a progress bar (default: the memory's `progress`)
                  resume:bool=False, # skip interactions the memory already holds (same user, item, time; repeats counted)
+                 checkpoint:bool=True, # checkpoint at the end (False: the caller checkpoints when it chooses, e.g. a service every few seconds)
                 )->list[str]:
     "Write interactions in time order (ties: input order), in batches, checkpointing as it goes; returns the new note ids."
     df = df.reset_index(drop=True)
@@ -379,7 +404,7 @@ def observe_many(self:AtomRec, df:pd.DataFrame, # user_id, item_id, timestamp, o
     bar = tqdm(total=len(recs), desc='memory', disable=not (self.progress if progress is None else progress), leave=False)
     self._write(recs, ids, bar)
     bar.close()
-    self.checkpoint()
+    if checkpoint: self.checkpoint()
     return ids
 
 @patch
@@ -443,6 +468,7 @@ def open(cls:AtomRec, path, # a memory folder written by `AtomRec`
         self.cfg = config
     if encoder is not None and encoder.dim != m['dim']: raise AtomRecError(f"{path} was built with {m['dim']}-d vectors ({m['encoder']}); this encoder is {encoder.dim}-d")
     self._setup(encoder or Encoder(m['encoder']), memory_agent, rec_agent, m['embed'], progress, batch, checkpoint_every)
+    self.embedder.load(path/'texts')   # the vectors of every text the notes were embedded from: nothing already seen is encoded again
     self.store = NoteStore.open(path/'notes')
     if self.store.version != ck['table_version']: self.store.restore(ck['table_version'])   # written after the checkpoint: undone
     for p in list((path/'evolution').glob('part-*')):
@@ -460,6 +486,12 @@ def _restore(self:AtomRec, checkpoint:dict):
     "Rebuild the in-memory indices (who has notes on what, each user's note count) from the user notes, in the order they were written."
     for n in self.store.get_many(self.store.ids('user')):
         self._item_user_notes[n.item_id].append(n.id); self._user_items[n.owner].add(n.item_id); self._seq[n.owner] += 1
+
+# %% ../nbs/library/04_memory.ipynb #e6dd38fa
+@patch
+def prune_texts(self:AtomRec)->int:
+    "Keep under `texts/` only the vectors of texts the memory's notes need (after notes left it); returns how many stay."
+    return self.embedder.keep_only(self.path/'texts', self.store.get_many(self.store.ids()))
 
 # %% ../nbs/library/04_memory.ipynb #f0eef1e9
 from . import coarse, retrieval, signals   # the rest of AtomRec (see above)

@@ -99,14 +99,30 @@ def notes_to_arrow(notes:list[AtomicNote], dim:int, seq:list[int]|None=None) -> 
     cols['vector'] = pa.FixedSizeListArray.from_arrays(pa.array(vecs.reshape(-1)), dim)
     return pa.table({f.name: cols[f.name] for f in schema}, schema=schema)
 
+def _rows_of(col:pa.ChunkedArray, # a list column
+             pairs:bool=False, # its items are (note_id, relation) structs
+            ) -> list[list]:
+    "Each row's list (an empty one for null), from the flat values and offsets: far faster than `to_pylist` on lists of structs."
+    a = col.combine_chunks()
+    off = a.offsets.to_numpy()
+    v = a.values
+    vals = list(zip(v.field('note_id').to_pylist(), v.field('relation').to_pylist())) if pairs else v.to_pylist()
+    return [vals[s:e] for s, e in zip(off[:-1].tolist(), off[1:].tolist())]
+
 def arrow_to_notes(t:pa.Table) -> list[AtomicNote]:
-    "The notes stored in arrow table `t`."
+    "The notes stored in arrow table `t`, built column by column (the rows are our own table's: they are valid notes)."
     if t.num_rows == 0: return []
     vec = t.column('vector').combine_chunks()
     vecs = vec.values.to_numpy(zero_copy_only=False).reshape(t.num_rows, vec.type.list_size)
-    names = [c for c in t.column_names if c not in ('vector', 'seq') and not c.startswith('_')]
-    cols = {c: t.column(c).to_pylist() for c in names}
-    return [AtomicNote.from_record({**{c: cols[c][i] for c in names}, 'vector': vecs[i]}) for i in range(t.num_rows)]
+    col = lambda c: t.column(c).to_pylist() if c in t.column_names else [None] * t.num_rows
+    kw, tags, links = _rows_of(t.column('keywords')), _rows_of(t.column('tags')), _rows_of(t.column('links'), pairs=True)
+    out = []
+    for i, (id, kind, owner, content, ts, ctx, ver, item, src) in enumerate(zip(*map(col, ('id', 'kind', 'owner', 'content', 'timestamp', 'context', 'version', 'item_id', 'source')))):
+        n = object.__new__(AtomicNote)   # what `from_record` makes, without re-checking each field
+        n.__dict__ = dict(id=id, kind=kind, owner=owner, content=content, timestamp=float(ts), keywords=kw[i], tags=tags[i], context=ctx or '',
+                          links=links[i], embedding=vecs[i], version=int(ver or 0), item_id=item, source=src)
+        out.append(n)
+    return out
 
 # %% ../nbs/library/02_store.ipynb #14689462
 def unit_rows(m:np.ndarray) -> np.ndarray:
@@ -176,8 +192,9 @@ class NoteStore:
     def _load(self):
         "Rebuild the working set from the table, in insertion order (the `seq` column)."
         t = self.table.to_arrow()
-        if 'seq' in t.column_names: t = t.sort_by('seq')
-        self._insert(arrow_to_notes(t), dirty=False)
+        notes = arrow_to_notes(t)
+        if 'seq' in t.column_names: notes = [notes[i] for i in np.argsort(t.column('seq').to_numpy(), kind='stable').tolist()]   # sorting the notes, not the table (seq is unique)
+        self._insert(notes, dirty=False)
 
     @classmethod
     def open(cls, path:str|Path, table:str='notes') -> NoteStore:

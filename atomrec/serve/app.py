@@ -174,9 +174,12 @@ class Service:
     "An open memory behind an event log: one writer thread applies events; readers see one version at a time."
     def __init__(self, mem:AtomRec, # an open memory (its folder's writer lock held)
                  keys:dict|None=None, # key -> `Key` (None: no keys, every caller is admin)
-                 batch:int=32, # most events applied (and checkpointed) at once
+                 batch:int=32, # most events applied at once (readers wait for one batch at most)
+                 checkpoint_events:int=1000, # checkpoint once this many events are applied since the last one...
+                 checkpoint_seconds:float=5.0, # ...or this many seconds passed, or the queue is empty (the event log covers the rest)
                  ):
         self.mem, self.keys, self.batch = mem, keys, batch
+        self.checkpoint_events, self.checkpoint_seconds, self._unsaved, self._saved_at = checkpoint_events, checkpoint_seconds, 0, time.monotonic()
         mem.checkpoint_extra = getattr(mem, 'checkpoint_extra', {})   # a memory just created has none yet
         self.applied = int(mem.checkpoint_extra.get('events', 0))
         self.events = EventLog(mem.path/'events', applied=self.applied)
@@ -188,6 +191,10 @@ class Service:
         self.writer = threading.Thread(target=self._write_loop, name='atomrec-writer', daemon=True)
         self._warm()
         self.writer.start()
+
+    def warm_model(self):
+        "Load the encoder's model and run one query through it on a thread of its own; call it once the server answers (torch's import then does not slow the start)."
+        threading.Thread(target=self.mem.enc._encode, args=(['warm up'], 1), name='atomrec-encoder', daemon=True).start()   # straight to the model: nothing enters the cache
 
     def _warm(self):
         "Compute the tables the read path builds on first use (so concurrent readers only read them)."
@@ -217,23 +224,33 @@ def _next_batch(self)->list[dict]:
 def _write_loop(self):
     while True:
         with self._cv:
-            while not self._stop and self.events.last <= self.applied: self._cv.wait(1.0)
+            if not self._stop and self.events.last <= self.applied: self._cv.wait(1.0)
         if self._stop: return
         batch = self._next_batch()
-        if not batch: continue
+        if not batch:
+            if self._unsaved: self._checkpoint()   # a second without events: make what was applied durable
+            continue
         t = time.perf_counter()
         try:
             with self.rw.write():
                 self.mem.checkpoint_extra = dict(self.mem.checkpoint_extra, events=batch[-1]['seq'])
-                ids = self.mem.observe_many(interactions(batch), progress=False)   # checkpoints at its end
+                ids = self.mem.observe_many(interactions(batch), progress=False, checkpoint=False)
                 self.events.mark_applied([e['seq'] for e in batch], ids)
                 self.applied = batch[-1]['seq']
                 self._warm()
+                self._unsaved += len(batch)
+            if self._unsaved >= self.checkpoint_events or time.monotonic() - self._saved_at >= self.checkpoint_seconds: self._checkpoint()   # after the write turn: readers go on during it
         except Exception as e:
             self.error = f"{type(e).__name__}: {str(e)[:300]}"
             get_logger().exception('writer stopped'); return
         self.writes['batches'] += 1; self.writes['events'] += len(batch); self.writes['seconds'] += time.perf_counter() - t
         with self._cv: self._cv.notify_all()
+
+@patch_to(Service)
+def _checkpoint(self):
+    "Make the applied events durable (the memory's checkpoint records the last one); readers go on meanwhile, nothing changes the memory."
+    with self.rw.read(): self.mem.checkpoint()
+    self._unsaved, self._saved_at = 0, time.monotonic()
 
 @patch_to(Service)
 def wait_for(self, version:int, # an event number
@@ -371,6 +388,7 @@ def forget(self, key:Key, user:str, wait:float=60.0)->dict:
     if not self.wait_for(self.events.last, wait): raise ApiError(503, 'user', f"events accepted before this call are not applied yet (memory at {self.applied} of {self.events.last})", "retry shortly")
     with self.rw.write():
         out = self.mem.forget(user)
+        self.mem.prune_texts()   # the vectors of texts only their notes carried leave the disk too
         out['events'] = self.events.drop_user(user, upto=self.applied)
         self._warm()
         return dict(out, version=self.applied)
@@ -510,5 +528,6 @@ def start(svc:Service, host:str='127.0.0.1', port:int=0, max_body:int=1 << 20):
     server = _server(uvicorn.Config(create_app(svc, max_body), host=host, port=port, log_level='warning', lifespan='off'))
     threading.Thread(target=server.run, daemon=True).start()
     while not server.started: time.sleep(0.01)
+    svc.warm_model()
     port = server.servers[0].sockets[0].getsockname()[1]
     return server, f'http://{host}:{port}'

@@ -23,7 +23,7 @@ def add_serve_args(p:argparse.ArgumentParser, # the parser to give the flags to
     p.add_argument('--model', help='LLM model name (with --agent llm)')
     p.add_argument('--base-url', help='OpenAI-compatible endpoint (with --agent llm)')
     p.add_argument('--local', help="start the embedded local LLM (e.g. 'smollm2') (with --agent llm)")
-    p.add_argument('--batch', type=int, default=32, help='most events applied and checkpointed at once')
+    p.add_argument('--batch', type=int, default=32, help='most events applied at once (recommendations wait for one batch at most)')
     p.add_argument('--encoder-cache', help="folder of the encoder's cache (default: in memory only)")
     p.add_argument('--max-body', type=int, default=1 << 20, help='largest request body in bytes')
     p.add_argument('--log-level', default='warning', help='uvicorn log level')
@@ -47,6 +47,7 @@ def cmd_serve(a:argparse.Namespace, # the parsed `atomrec serve` flags
     server = _server(config)
     def announce():
         while not server.started: time.sleep(0.01)
+        svc.warm_model()   # the encoder's model loads once the service answers
         port = server.servers[0].sockets[0].getsockname()[1]
         print(json.dumps(dict(serving=str(a.memory), url=f'http://{a.host}:{port}', version=svc.applied, pending=svc.pending, keys=keys is not None)), flush=True)
     threading.Thread(target=announce, daemon=True).start()
