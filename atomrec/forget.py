@@ -91,4 +91,5 @@ def forget(self:AtomRec, user:str, # the user to forget
     self.checkpoint(); v = self.store.version
     self.store.prune_versions()
     if self.store.version != v: self.checkpoint()
+    self.prune_texts()   # the vectors of texts only their notes carried (a review, say) leave the disk too
     return dict(user=user, notes=gone, links=links, revised=revised)

@@ -387,8 +387,7 @@ def forget(self, key:Key, user:str, wait:float=60.0)->dict:
     if not key.may(user): raise ApiError(403, 'user', f"this key may not forget user {quote(user)}", "use a key scoped to this user, or an admin key")
     if not self.wait_for(self.events.last, wait): raise ApiError(503, 'user', f"events accepted before this call are not applied yet (memory at {self.applied} of {self.events.last})", "retry shortly")
     with self.rw.write():
-        out = self.mem.forget(user)
-        self.mem.prune_texts()   # the vectors of texts only their notes carried leave the disk too
+        out = self.mem.forget(user)   # notes, links, index entries, history and the vectors of their texts
         out['events'] = self.events.drop_user(user, upto=self.applied)
         self._warm()
         return dict(out, version=self.applied)
