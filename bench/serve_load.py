@@ -5,7 +5,7 @@ sustained ingest while 4 clients recommend, restart-to-serving; each also as a r
     python bench/serve_load.py --run RUN_DIR [--bench BENCH_DIR] [--out bench/results/serve_load-ml-100k.md]
 
 RUN_DIR is a finished `atomrec run atomrec` (its memory-test and ranker.txt are served, from a copy); built first when missing:
-    atomrec prepare /work/shared/data/ml-100k --out BENCH_DIR && atomrec run atomrec --bench BENCH_DIR --out RUN_DIR
+    atomrec prepare ml-100k --out BENCH_DIR && atomrec run atomrec --bench BENCH_DIR --out RUN_DIR
 The bench may import the harness (to build and read the benchmark); the service it measures does not."""
 import argparse, json, shutil, signal, subprocess, sys, tempfile, threading, time
 from pathlib import Path
@@ -70,7 +70,7 @@ def main():
     from atomrec.eval.benchmark import Bench, prepare
     from atomrec.eval.runner import run
     run_dir, bench_dir = Path(a.run), Path(a.bench)
-    if not (bench_dir/'manifest.json').exists(): prepare('/work/shared/data/ml-100k', bench_dir)
+    if not (bench_dir/'manifest.json').exists(): prepare('ml-100k', bench_dir)
     if not (run_dir/'metrics.json').exists(): run('atomrec', bench_dir, run_dir, progress=False)
     bench = Bench(bench_dir)
     cs = bench.cases('test')
