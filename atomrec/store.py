@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np, pandas as pd, pyarrow as pa, pyarrow.parquet as pq
 import lancedb
 from contextlib import nullcontext
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['KINDS', 'LINK_TYPE', 'AtomicNote', 'note_schema', 'notes_to_arrow', 'arrow_to_notes', 'unit_rows', 'topk_rows',
@@ -155,7 +156,7 @@ def serial_blas():
         except ImportError: _blas.append(None)
     return nullcontext() if _blas[0] is None else _blas[0].limit(limits=1, user_api='blas')
 
-# %% ../nbs/library/02_store.ipynb #f7dc3bf3
+# %% ../nbs/library/02_store.ipynb #d4c39c32
 class NoteStore:
     "Atomic notes in memory (dict + normalised matrix) with exact search, written behind to a LanceDB table."
     serial_max = 8  # query batches up to this size run BLAS on one thread (see `serial_blas`)...
@@ -196,223 +197,261 @@ class NoteStore:
         if 'seq' in t.column_names: notes = [notes[i] for i in np.argsort(t.column('seq').to_numpy(), kind='stable').tolist()]   # sorting the notes, not the table (seq is unique)
         self._insert(notes, dirty=False)
 
-    @classmethod
-    def open(cls, path:str|Path, table:str='notes') -> NoteStore:
-        "Open an existing store; the dimension comes from the table."
-        return cls(path, table=table, mode='open')
+# %% ../nbs/library/02_store.ipynb #962a5a82
+@patch(cls_method=True)
+def open(cls:NoteStore, path:str|Path, table:str='notes') -> NoteStore:
+    "Open an existing store; the dimension comes from the table."
+    return cls(path, table=table, mode='open')
 
-    def __repr__(self): return f"NoteStore({str(self.path)!r}, table={self.table_name!r}, dim={self.dim}, notes={len(self)}, dirty={self.n_dirty})"
-    def __len__(self): return len(self._notes)
-    def __contains__(self, id): return id in self._notes
-    @property
-    def n_dirty(self) -> int: return len(self._new) + len(self._dirty)
+@patch
+def __repr__(self:NoteStore): return f"NoteStore({str(self.path)!r}, table={self.table_name!r}, dim={self.dim}, notes={len(self)}, dirty={self.n_dirty})"
+@patch
+def __len__(self:NoteStore): return len(self._notes)
+@patch
+def __contains__(self:NoteStore, id): return id in self._notes
+@patch(as_prop=True)
+def n_dirty(self:NoteStore) -> int: return len(self._new) + len(self._dirty)
 
-    # ---- working set ----------------------------------------------------------------------------------
-    def _check(self, notes, known:bool) -> list[AtomicNote]:
-        notes = [notes] if isinstance(notes, AtomicNote) else list(notes)
-        ids = [n.id for n in notes]
-        if len(set(ids)) != len(ids): raise ValueError('duplicate note ids in one batch')
-        bad = [i for i in ids if (i in self._notes) != known]
-        if bad: raise KeyError(f"unknown note ids: {bad[:5]}" if known else f"note ids already in the store: {bad[:5]}")
-        for n in notes:
-            if n.embedding is None or n.embedding.shape != (self.dim,):
-                raise ValueError(f"note {n.id!r} needs a {self.dim}-d embedding, has {None if n.embedding is None else n.embedding.shape}")
-        return notes
+# ---- working set ----------------------------------------------------------------------------------
 
-    def _insert(self, notes:list[AtomicNote], dirty:bool=True):
-        if not notes: return
-        m, n0 = len(notes), self._n
-        if n0 + m > len(self._mat):
-            cap = max(2 * len(self._mat), n0 + m)
-            mat, kind = np.zeros((cap, self.dim), np.float32), np.zeros(cap, np.int8)
-            mat[:n0], kind[:n0] = self._mat[:n0], self._kind[:n0]
-            self._mat, self._kind = mat, kind
-        self._mat[n0:n0 + m] = unit_rows(np.stack([n.embedding for n in notes]))
-        self._kind[n0:n0 + m] = [KINDS.index(n.kind) for n in notes]
-        for j, n in enumerate(notes):
-            self._notes[n.id], self._row[n.id] = n, n0 + j
-            self._ids.append(n.id); self._by_owner[n.owner].append(n.id)
-            if dirty: self._new[n.id] = None
-        if self._journal is not None: self._journal.extend(range(n0, n0 + m))
-        if self._half is not None: self._half_stale.extend(range(n0, n0 + m))
-        self._n += m
+# %% ../nbs/library/02_store.ipynb #49493805
+@patch
+def _check(self:NoteStore, notes, known:bool) -> list[AtomicNote]:
+    notes = [notes] if isinstance(notes, AtomicNote) else list(notes)
+    ids = [n.id for n in notes]
+    if len(set(ids)) != len(ids): raise ValueError('duplicate note ids in one batch')
+    bad = [i for i in ids if (i in self._notes) != known]
+    if bad: raise KeyError(f"unknown note ids: {bad[:5]}" if known else f"note ids already in the store: {bad[:5]}")
+    for n in notes:
+        if n.embedding is None or n.embedding.shape != (self.dim,):
+            raise ValueError(f"note {n.id!r} needs a {self.dim}-d embedding, has {None if n.embedding is None else n.embedding.shape}")
+    return notes
 
-    def add(self, notes:AtomicNote|list[AtomicNote]) -> int:
-        "Add new notes (ids must be unknown, embeddings set); returns how many."
-        notes = self._check(notes, known=False)
-        self._insert(notes)
-        return len(notes)
+@patch
+def _insert(self:NoteStore, notes:list[AtomicNote], dirty:bool=True):
+    if not notes: return
+    m, n0 = len(notes), self._n
+    if n0 + m > len(self._mat):
+        cap = max(2 * len(self._mat), n0 + m)
+        mat, kind = np.zeros((cap, self.dim), np.float32), np.zeros(cap, np.int8)
+        mat[:n0], kind[:n0] = self._mat[:n0], self._kind[:n0]
+        self._mat, self._kind = mat, kind
+    self._mat[n0:n0 + m] = unit_rows(np.stack([n.embedding for n in notes]))
+    self._kind[n0:n0 + m] = [KINDS.index(n.kind) for n in notes]
+    for j, n in enumerate(notes):
+        self._notes[n.id], self._row[n.id] = n, n0 + j
+        self._ids.append(n.id); self._by_owner[n.owner].append(n.id)
+        if dirty: self._new[n.id] = None
+    if self._journal is not None: self._journal.extend(range(n0, n0 + m))
+    if self._half is not None: self._half_stale.extend(range(n0, n0 + m))
+    self._n += m
 
-    def update(self, notes:AtomicNote|list[AtomicNote]) -> int:
-        "Replace known notes in place, fields and vector (the caller sets `version`); returns how many."
-        notes = self._check(notes, known=True)
-        U = unit_rows(np.stack([n.embedding for n in notes])) if notes else None
-        for n, u in zip(notes, U if notes else []):
-            old, r = self._notes[n.id], self._row[n.id]
-            if old.owner != n.owner: self._by_owner[old.owner].remove(n.id); self._by_owner[n.owner].append(n.id)
-            self._mat[r], self._kind[r] = u, KINDS.index(n.kind)
-            self._notes[n.id] = n
-            if n.id not in self._new: self._dirty[n.id] = None
-            if self._journal is not None: self._journal.append(r)
-            if self._half is not None: self._half_stale.append(r)
-        return len(notes)
+@patch
+def add(self:NoteStore, notes:AtomicNote|list[AtomicNote]) -> int:
+    "Add new notes (ids must be unknown, embeddings set); returns how many."
+    notes = self._check(notes, known=False)
+    self._insert(notes)
+    return len(notes)
 
-    def get(self, id:str) -> AtomicNote:
-        "The stored note `id` (KeyError if unknown)."
-        return self._notes[id]
-    def get_many(self, ids) -> list[AtomicNote]:
-        "The stored notes `ids`, in order."
-        return [self._notes[i] for i in ids]
-    def ids(self, kind:str|None=None) -> list[str]:
-        "Note ids in insertion order, optionally of one kind."
-        return list(self._ids) if kind is None else [i for i in self._ids if self._notes[i].kind == kind]
-    def notes_of(self, owner:str, kind:str|None=None) -> list[AtomicNote]:
-        "Notes of `owner`, oldest first (ties in insertion order)."
-        ns = [self._notes[i] for i in self._by_owner.get(owner, ())]
-        return sorted([n for n in ns if kind is None or n.kind == kind], key=lambda n: n.timestamp)
-    def vectors(self, ids) -> np.ndarray:
-        "The normalised vectors of `ids`, (len(ids), dim)."
-        return self._mat[[self._row[i] for i in ids]]
-    def bf16(self):
-        "The normalised matrix in bfloat16 (a torch tensor, one row per note), synced with every row changed since the last call."
-        import torch
-        if self._half is None or len(self._half) < self._n:
-            self._half, self._half_stale = torch.from_numpy(self._mat).bfloat16(), []   # (re)built whole when the matrix grows
-        elif self._half_stale:
-            r = np.unique(np.array(self._half_stale, dtype=np.int64)); self._half_stale = []
-            self._half[torch.from_numpy(r)] = torch.from_numpy(self._mat[r]).bfloat16()
-        return self._half[:self._n]
+@patch
+def update(self:NoteStore, notes:AtomicNote|list[AtomicNote]) -> int:
+    "Replace known notes in place, fields and vector (the caller sets `version`); returns how many."
+    notes = self._check(notes, known=True)
+    U = unit_rows(np.stack([n.embedding for n in notes])) if notes else None
+    for n, u in zip(notes, U if notes else []):
+        old, r = self._notes[n.id], self._row[n.id]
+        if old.owner != n.owner: self._by_owner[old.owner].remove(n.id); self._by_owner[n.owner].append(n.id)
+        self._mat[r], self._kind[r] = u, KINDS.index(n.kind)
+        self._notes[n.id] = n
+        if n.id not in self._new: self._dirty[n.id] = None
+        if self._journal is not None: self._journal.append(r)
+        if self._half is not None: self._half_stale.append(r)
+    return len(notes)
 
-    # ---- exact search on the working set ---------------------------------------------------------------
-    def search_many(self, mat:np.ndarray, # (q, dim) query vectors (normalised here)
-                    k:int, # neighbours per query
-                    kind:str|None=None, # only notes of this kind
-                    exclude:set|list[set]|None=None, # ids to skip: one set for all queries, or one per query
-                    owner:str|None=None, # only notes of this owner
-                   ) -> list[list[tuple[str,float]]]:
-        "Exact cosine top-k over the working set for each query row: [(id, score)] best first."
-        Q = unit_rows(mat)
-        if Q.shape[1] != self.dim: raise ValueError(f"queries are {Q.shape[1]}-d, store is {self.dim}-d")
-        per_query = exclude is not None and not isinstance(exclude, (set, frozenset))
-        if per_query and len(exclude) != len(Q): raise ValueError('exclude needs one set per query')
-        rows = None if owner is None else np.array([self._row[i] for i in self._by_owner.get(owner, ())], dtype=np.int64)
-        M = self._mat[:self._n] if rows is None else self._mat[rows]
-        kinds = self._kind[:self._n] if rows is None else self._kind[rows]
-        bad_kind = None if kind is None else kinds != KINDS.index(kind)
-        pos = (lambda ids: [self._row[i] for i in ids if i in self._row]) if rows is None else \
-              (lambda ids, p={r: j for j, r in enumerate(rows.tolist())}: [p[self._row[i]] for i in ids if i in self._row and self._row[i] in p])
-        shared = pos(exclude) if exclude is not None and not per_query else None
-        out, step = [], max(1, (16 << 20) // max(1, len(M)))
-        for a in range(0, len(Q), step):
-            with serial_blas() if len(Q) <= self.serial_max and len(M) <= self.serial_rows else nullcontext(): S = Q[a:a + step] @ M.T
-            if bad_kind is not None: S[:, bad_kind] = -np.inf
-            if shared: S[:, shared] = -np.inf
-            if per_query:
-                for j, ex in enumerate(exclude[a:a + step]):
-                    if ex: S[j, pos(ex)] = -np.inf
-            idx, top = topk_rows(S, k)
-            g = idx if rows is None else np.where(idx >= 0, rows[np.maximum(idx, 0)], -1)
-            out += [[(self._ids[r], float(v)) for r, v in zip(gr, tr) if r >= 0] for gr, tr in zip(g.tolist(), top.tolist())]
-        return out
+# %% ../nbs/library/02_store.ipynb #fa93220d
+@patch
+def get(self:NoteStore, id:str) -> AtomicNote:
+    "The stored note `id` (KeyError if unknown)."
+    return self._notes[id]
+@patch
+def get_many(self:NoteStore, ids) -> list[AtomicNote]:
+    "The stored notes `ids`, in order."
+    return [self._notes[i] for i in ids]
+@patch
+def ids(self:NoteStore, kind:str|None=None) -> list[str]:
+    "Note ids in insertion order, optionally of one kind."
+    return list(self._ids) if kind is None else [i for i in self._ids if self._notes[i].kind == kind]
+@patch
+def notes_of(self:NoteStore, owner:str, kind:str|None=None) -> list[AtomicNote]:
+    "Notes of `owner`, oldest first (ties in insertion order)."
+    ns = [self._notes[i] for i in self._by_owner.get(owner, ())]
+    return sorted([n for n in ns if kind is None or n.kind == kind], key=lambda n: n.timestamp)
+@patch
+def vectors(self:NoteStore, ids) -> np.ndarray:
+    "The normalised vectors of `ids`, (len(ids), dim)."
+    return self._mat[[self._row[i] for i in ids]]
+@patch
+def bf16(self:NoteStore):
+    "The normalised matrix in bfloat16 (a torch tensor, one row per note), synced with every row changed since the last call."
+    import torch
+    if self._half is None or len(self._half) < self._n:
+        self._half, self._half_stale = torch.from_numpy(self._mat).bfloat16(), []   # (re)built whole when the matrix grows
+    elif self._half_stale:
+        r = np.unique(np.array(self._half_stale, dtype=np.int64)); self._half_stale = []
+        self._half[torch.from_numpy(r)] = torch.from_numpy(self._mat[r]).bfloat16()
+    return self._half[:self._n]
 
-    def exact_scores(self, vec:np.ndarray, # unit query vector
-                     rows, # row numbers in the working set
-                    ) -> np.ndarray:
-        "Cosines of `vec` with `rows` in float64, summed in a fixed order: the same bits however the rows were found."
-        return (self._mat[np.asarray(rows, dtype=np.int64)].astype(np.float64) * np.asarray(vec, np.float64)).sum(1)
+# ---- exact search on the working set ---------------------------------------------------------------
 
-    def batch_search(self, mat:np.ndarray, # (q, dim) queries of notes about to be written, in order
-                     k:int, # neighbours per query
-                    ) -> BatchSearch:
-        "Exact top-k for notes written one after another, with one matrix product for all of them (see `BatchSearch`)."
-        return BatchSearch(self, mat, k)
+# %% ../nbs/library/02_store.ipynb #d4be1fb1
+@patch
+def search_many(self:NoteStore, mat:np.ndarray, # (q, dim) query vectors (normalised here)
+                k:int, # neighbours per query
+                kind:str|None=None, # only notes of this kind
+                exclude:set|list[set]|None=None, # ids to skip: one set for all queries, or one per query
+                owner:str|None=None, # only notes of this owner
+               ) -> list[list[tuple[str,float]]]:
+    "Exact cosine top-k over the working set for each query row: [(id, score)] best first."
+    Q = unit_rows(mat)
+    if Q.shape[1] != self.dim: raise ValueError(f"queries are {Q.shape[1]}-d, store is {self.dim}-d")
+    per_query = exclude is not None and not isinstance(exclude, (set, frozenset))
+    if per_query and len(exclude) != len(Q): raise ValueError('exclude needs one set per query')
+    rows = None if owner is None else np.array([self._row[i] for i in self._by_owner.get(owner, ())], dtype=np.int64)
+    M = self._mat[:self._n] if rows is None else self._mat[rows]
+    kinds = self._kind[:self._n] if rows is None else self._kind[rows]
+    bad_kind = None if kind is None else kinds != KINDS.index(kind)
+    pos = (lambda ids: [self._row[i] for i in ids if i in self._row]) if rows is None else \
+          (lambda ids, p={r: j for j, r in enumerate(rows.tolist())}: [p[self._row[i]] for i in ids if i in self._row and self._row[i] in p])
+    shared = pos(exclude) if exclude is not None and not per_query else None
+    out, step = [], max(1, (16 << 20) // max(1, len(M)))
+    for a in range(0, len(Q), step):
+        with serial_blas() if len(Q) <= self.serial_max and len(M) <= self.serial_rows else nullcontext(): S = Q[a:a + step] @ M.T
+        if bad_kind is not None: S[:, bad_kind] = -np.inf
+        if shared: S[:, shared] = -np.inf
+        if per_query:
+            for j, ex in enumerate(exclude[a:a + step]):
+                if ex: S[j, pos(ex)] = -np.inf
+        idx, top = topk_rows(S, k)
+        g = idx if rows is None else np.where(idx >= 0, rows[np.maximum(idx, 0)], -1)
+        out += [[(self._ids[r], float(v)) for r, v in zip(gr, tr) if r >= 0] for gr, tr in zip(g.tolist(), top.tolist())]
+    return out
 
-    def search_exact(self, vec:np.ndarray, # query vector
-                     k:int, # neighbours wanted
-                    ) -> list[tuple[str,float]]:
-        "Exact top-k over the whole working set, ties by insertion order, scores in float64 (what `batch_search` returns)."
-        with self.batch_search(np.asarray(vec)[None], k) as bs: return bs.query(0)
+@patch
+def exact_scores(self:NoteStore, vec:np.ndarray, # unit query vector
+                 rows, # row numbers in the working set
+                ) -> np.ndarray:
+    "Cosines of `vec` with `rows` in float64, summed in a fixed order: the same bits however the rows were found."
+    return (self._mat[np.asarray(rows, dtype=np.int64)].astype(np.float64) * np.asarray(vec, np.float64)).sum(1)
 
-    def search(self, vec:np.ndarray, # query vector
-               k:int, # neighbours wanted
-               kind:str|None=None, # only notes of this kind
-               exclude:set|None=None, # ids to skip
-               owner:str|None=None, # only notes of this owner
-              ) -> list[tuple[str,float]]:
-        "Exact cosine top-k over the working set: [(id, score)] best first."
-        return self.search_many(np.asarray(vec)[None], k, kind=kind, exclude=exclude, owner=owner)[0]
+@patch
+def batch_search(self:NoteStore, mat:np.ndarray, # (q, dim) queries of notes about to be written, in order
+                 k:int, # neighbours per query
+                ) -> BatchSearch:
+    "Exact top-k for notes written one after another, with one matrix product for all of them (see `BatchSearch`)."
+    return BatchSearch(self, mat, k)
 
-    # ---- LanceDB ------------------------------------------------------------------------------------------
-    def _where(self, kind=None, exclude=None, owner=None) -> str|None:
-        q = lambda s: "'" + str(s).replace("'", "''") + "'"
-        cond = ([f"kind = {q(kind)}"] if kind else []) + ([f"owner = {q(owner)}"] if owner is not None else []) + \
-               ([f"id NOT IN ({', '.join(map(q, exclude))})"] if exclude else [])
-        return ' AND '.join(cond) or None
+@patch
+def search_exact(self:NoteStore, vec:np.ndarray, # query vector
+                 k:int, # neighbours wanted
+                ) -> list[tuple[str,float]]:
+    "Exact top-k over the whole working set, ties by insertion order, scores in float64 (what `batch_search` returns)."
+    with self.batch_search(np.asarray(vec)[None], k) as bs: return bs.query(0)
 
-    def lance_search(self, vec:np.ndarray, # query vector
-                     k:int, # neighbours wanted
-                     kind:str|None=None, # only notes of this kind
-                     exclude:set|None=None, # ids to skip
-                     owner:str|None=None, # only notes of this owner
-                     nprobes:int|None=None, # IVF partitions to probe (indexed tables only)
-                     refine_factor:int|None=None, # re-rank k*refine_factor candidates exactly (indexed tables only)
-                    ) -> list[tuple[str,float]]:
-        "The same query through LanceDB's vector search (cosine) on the flushed table: [(id, score)] best first."
-        q = self.table.search(np.asarray(vec, dtype=np.float32).reshape(-1), vector_column_name='vector').distance_type('cosine')
-        if (w := self._where(kind, exclude, owner)): q = q.where(w, prefilter=True)
-        if nprobes: q = q.nprobes(nprobes)
-        if refine_factor: q = q.refine_factor(refine_factor)
-        r = q.select(['id', '_distance']).limit(k).to_arrow()
-        return list(zip(r.column('id').to_pylist(), (1 - r.column('_distance').to_numpy()).astype(float).tolist()))
+@patch
+def search(self:NoteStore, vec:np.ndarray, # query vector
+           k:int, # neighbours wanted
+           kind:str|None=None, # only notes of this kind
+           exclude:set|None=None, # ids to skip
+           owner:str|None=None, # only notes of this owner
+          ) -> list[tuple[str,float]]:
+    "Exact cosine top-k over the working set: [(id, score)] best first."
+    return self.search_many(np.asarray(vec)[None], k, kind=kind, exclude=exclude, owner=owner)[0]
 
-    def create_index(self, index_type:str='IVF_PQ', # any LanceDB vector index type, e.g. 'IVF_PQ', 'IVF_HNSW_SQ'
-                     **kw) -> None:
-        "Build a cosine vector index on the flushed table (for `lance_search`); `kw` go to LanceDB's `create_index`."
-        self.table.create_index(metric='cosine', vector_column_name='vector', index_type=index_type, **kw)
+# ---- LanceDB ------------------------------------------------------------------------------------------
 
-    def _arrow(self, ids) -> pa.Table:
-        ids = list(ids)
-        return notes_to_arrow(self.get_many(ids), self.dim, [self._row[i] for i in ids])
+# %% ../nbs/library/02_store.ipynb #b727d80e
+@patch
+def _where(self:NoteStore, kind=None, exclude=None, owner=None) -> str|None:
+    q = lambda s: "'" + str(s).replace("'", "''") + "'"
+    cond = ([f"kind = {q(kind)}"] if kind else []) + ([f"owner = {q(owner)}"] if owner is not None else []) + \
+           ([f"id NOT IN ({', '.join(map(q, exclude))})"] if exclude else [])
+    return ' AND '.join(cond) or None
 
-    def flush(self) -> int:
-        "Write dirty notes to the table (append new ones, `merge_insert` revised ones); returns how many."
-        n = 0
-        if self._new:
-            self.table.add(self._arrow(self._new))
-            n += len(self._new); self._new = {}
-        if self._dirty:
-            t = self._arrow(self._dirty)
-            self.table.merge_insert('id').when_matched_update_all().when_not_matched_insert_all().execute(t)
-            n += len(self._dirty); self._dirty = {}
-        return n
+@patch
+def lance_search(self:NoteStore, vec:np.ndarray, # query vector
+                 k:int, # neighbours wanted
+                 kind:str|None=None, # only notes of this kind
+                 exclude:set|None=None, # ids to skip
+                 owner:str|None=None, # only notes of this owner
+                 nprobes:int|None=None, # IVF partitions to probe (indexed tables only)
+                 refine_factor:int|None=None, # re-rank k*refine_factor candidates exactly (indexed tables only)
+                ) -> list[tuple[str,float]]:
+    "The same query through LanceDB's vector search (cosine) on the flushed table: [(id, score)] best first."
+    q = self.table.search(np.asarray(vec, dtype=np.float32).reshape(-1), vector_column_name='vector').distance_type('cosine')
+    if (w := self._where(kind, exclude, owner)): q = q.where(w, prefilter=True)
+    if nprobes: q = q.nprobes(nprobes)
+    if refine_factor: q = q.refine_factor(refine_factor)
+    r = q.select(['id', '_distance']).limit(k).to_arrow()
+    return list(zip(r.column('id').to_pylist(), (1 - r.column('_distance').to_numpy()).astype(float).tolist()))
 
-    @property
-    def version(self) -> int:
-        "The table's version (each flush makes one or two new versions)."
-        return self.table.version
+@patch
+def create_index(self:NoteStore, index_type:str='IVF_PQ', # any LanceDB vector index type, e.g. 'IVF_PQ', 'IVF_HNSW_SQ'
+                 **kw) -> None:
+    "Build a cosine vector index on the flushed table (for `lance_search`); `kw` go to LanceDB's `create_index`."
+    self.table.create_index(metric='cosine', vector_column_name='vector', index_type=index_type, **kw)
 
-    def restore(self, version:int) -> None:
-        "Make `version` of the table the latest again and reload the working set from it (a checkpoint's state)."
-        if version != self.table.version:
-            self.table.checkout(version); self.table.restore()
-        self._notes, self._row, self._ids, self._by_owner, self._n = {}, {}, [], defaultdict(list), 0
-        self._new, self._dirty, self._half = {}, {}, None
-        self._load()
+# %% ../nbs/library/02_store.ipynb #777c8d7b
+@patch
+def _arrow(self:NoteStore, ids) -> pa.Table:
+    ids = list(ids)
+    return notes_to_arrow(self.get_many(ids), self.dim, [self._row[i] for i in ids])
 
-    def optimize(self) -> None:
-        "Compact the table's small fragments (many flushes leave many) and update its indices."
-        self.table.optimize()
+@patch
+def flush(self:NoteStore) -> int:
+    "Write dirty notes to the table (append new ones, `merge_insert` revised ones); returns how many."
+    n = 0
+    if self._new:
+        self.table.add(self._arrow(self._new))
+        n += len(self._new); self._new = {}
+    if self._dirty:
+        t = self._arrow(self._dirty)
+        self.table.merge_insert('id').when_matched_update_all().when_not_matched_insert_all().execute(t)
+        n += len(self._dirty); self._dirty = {}
+    return n
 
-    def to_pandas(self) -> pd.DataFrame:
-        "The working set as a DataFrame, one row per note (the table's layout)."
-        return self._arrow(self._ids).to_pandas()
+@patch(as_prop=True)
+def version(self:NoteStore) -> int:
+    "The table's version (each flush makes one or two new versions)."
+    return self.table.version
 
-    def close(self) -> None:
-        "Flush and let go of the table."
-        self.flush()
-        self.table = self.db = None
-    def __enter__(self): return self
-    def __exit__(self, *exc): self.close()
+@patch
+def restore(self:NoteStore, version:int) -> None:
+    "Make `version` of the table the latest again and reload the working set from it (a checkpoint's state)."
+    if version != self.table.version:
+        self.table.checkout(version); self.table.restore()
+    self._notes, self._row, self._ids, self._by_owner, self._n = {}, {}, [], defaultdict(list), 0
+    self._new, self._dirty, self._half = {}, {}, None
+    self._load()
+
+@patch
+def optimize(self:NoteStore) -> None:
+    "Compact the table's small fragments (many flushes leave many) and update its indices."
+    self.table.optimize()
+
+@patch
+def to_pandas(self:NoteStore) -> pd.DataFrame:
+    "The working set as a DataFrame, one row per note (the table's layout)."
+    return self._arrow(self._ids).to_pandas()
+
+@patch
+def close(self:NoteStore) -> None:
+    "Flush and let go of the table."
+    self.flush()
+    self.table = self.db = None
+@patch
+def __enter__(self:NoteStore): return self
+@patch
+def __exit__(self:NoteStore, *exc): self.close()
 
 # %% ../nbs/library/02_store.ipynb #25125d51
 class BatchSearch:
