@@ -156,7 +156,7 @@ def serial_blas():
         except ImportError: _blas.append(None)
     return nullcontext() if _blas[0] is None else _blas[0].limit(limits=1, user_api='blas')
 
-# %% ../nbs/library/02_store.ipynb #d4c39c32
+# %% ../nbs/library/02_store.ipynb #e624bdf3
 class NoteStore:
     "Atomic notes in memory (dict + normalised matrix) with exact search, written behind to a LanceDB table."
     serial_max = 8  # query batches up to this size run BLAS on one thread (see `serial_blas`)...
@@ -197,7 +197,7 @@ class NoteStore:
         if 'seq' in t.column_names: notes = [notes[i] for i in np.argsort(t.column('seq').to_numpy(), kind='stable').tolist()]   # sorting the notes, not the table (seq is unique)
         self._insert(notes, dirty=False)
 
-# %% ../nbs/library/02_store.ipynb #962a5a82
+# %% ../nbs/library/02_store.ipynb #836faa3f
 @patch(cls_method=True)
 def open(cls:NoteStore, path:str|Path, table:str='notes') -> NoteStore:
     "Open an existing store; the dimension comes from the table."
@@ -214,7 +214,7 @@ def n_dirty(self:NoteStore) -> int: return len(self._new) + len(self._dirty)
 
 # ---- working set ----------------------------------------------------------------------------------
 
-# %% ../nbs/library/02_store.ipynb #49493805
+# %% ../nbs/library/02_store.ipynb #761b219c
 @patch
 def _check(self:NoteStore, notes, known:bool) -> list[AtomicNote]:
     notes = [notes] if isinstance(notes, AtomicNote) else list(notes)
@@ -268,7 +268,7 @@ def update(self:NoteStore, notes:AtomicNote|list[AtomicNote]) -> int:
         if self._half is not None: self._half_stale.append(r)
     return len(notes)
 
-# %% ../nbs/library/02_store.ipynb #fa93220d
+# %% ../nbs/library/02_store.ipynb #83fdd9a0
 @patch
 def get(self:NoteStore, id:str) -> AtomicNote:
     "The stored note `id` (KeyError if unknown)."
@@ -303,7 +303,7 @@ def bf16(self:NoteStore):
 
 # ---- exact search on the working set ---------------------------------------------------------------
 
-# %% ../nbs/library/02_store.ipynb #d4be1fb1
+# %% ../nbs/library/02_store.ipynb #a70f5722
 @patch
 def search_many(self:NoteStore, mat:np.ndarray, # (q, dim) query vectors (normalised here)
                 k:int, # neighbours per query
@@ -369,7 +369,7 @@ def search(self:NoteStore, vec:np.ndarray, # query vector
 
 # ---- LanceDB ------------------------------------------------------------------------------------------
 
-# %% ../nbs/library/02_store.ipynb #b727d80e
+# %% ../nbs/library/02_store.ipynb #417a51fe
 @patch
 def _where(self:NoteStore, kind=None, exclude=None, owner=None) -> str|None:
     q = lambda s: "'" + str(s).replace("'", "''") + "'"
@@ -400,7 +400,7 @@ def create_index(self:NoteStore, index_type:str='IVF_PQ', # any LanceDB vector i
     "Build a cosine vector index on the flushed table (for `lance_search`); `kw` go to LanceDB's `create_index`."
     self.table.create_index(metric='cosine', vector_column_name='vector', index_type=index_type, **kw)
 
-# %% ../nbs/library/02_store.ipynb #777c8d7b
+# %% ../nbs/library/02_store.ipynb #41f47dd5
 @patch
 def _arrow(self:NoteStore, ids) -> pa.Table:
     ids = list(ids)

@@ -256,7 +256,8 @@ _WIDGET = 'application/vnd.jupyter.widget-view+json'
 
 def _normalise(text:str, root:str)->str:
     text = _TMPDIR.sub(lambda m: m[0][:-8] + 'XXXXXXXX', text)
-    return _ADDRESS.sub('', text.replace(root, '.') if root else text)
+    if root: text = text.replace(root, '.').replace(str(Path(root).parent), '..')   # the project, and the folder beside it (its data)
+    return _ADDRESS.sub('', text)
 
 def _stderr(text:str)->str:
     "Stderr without its progress bars and warnings (a warning's line and the source line it quotes), a repeated line once with its count."
