@@ -212,8 +212,6 @@ def __contains__(self:NoteStore, id): return id in self._notes
 @patch(as_prop=True)
 def n_dirty(self:NoteStore) -> int: return len(self._new) + len(self._dirty)
 
-# ---- working set ----------------------------------------------------------------------------------
-
 # %% ../nbs/library/02_store.ipynb #761b219c
 @patch
 def _check(self:NoteStore, notes, known:bool) -> list[AtomicNote]:
@@ -301,8 +299,6 @@ def bf16(self:NoteStore):
         self._half[torch.from_numpy(r)] = torch.from_numpy(self._mat[r]).bfloat16()
     return self._half[:self._n]
 
-# ---- exact search on the working set ---------------------------------------------------------------
-
 # %% ../nbs/library/02_store.ipynb #a70f5722
 @patch
 def search_many(self:NoteStore, mat:np.ndarray, # (q, dim) query vectors (normalised here)
@@ -367,8 +363,6 @@ def search(self:NoteStore, vec:np.ndarray, # query vector
     "Exact cosine top-k over the working set: [(id, score)] best first."
     return self.search_many(np.asarray(vec)[None], k, kind=kind, exclude=exclude, owner=owner)[0]
 
-# ---- LanceDB ------------------------------------------------------------------------------------------
-
 # %% ../nbs/library/02_store.ipynb #417a51fe
 @patch
 def _where(self:NoteStore, kind=None, exclude=None, owner=None) -> str|None:
@@ -378,11 +372,7 @@ def _where(self:NoteStore, kind=None, exclude=None, owner=None) -> str|None:
     return ' AND '.join(cond) or None
 
 @patch
-def lance_search(self:NoteStore, vec:np.ndarray, # query vector
-                 k:int, # neighbours wanted
-                 kind:str|None=None, # only notes of this kind
-                 exclude:set|None=None, # ids to skip
-                 owner:str|None=None, # only notes of this owner
+def lance_search(self:NoteStore, vec:np.ndarray, k:int, kind:str|None=None, exclude:set|None=None, owner:str|None=None, # as in `search`
                  nprobes:int|None=None, # IVF partitions to probe (indexed tables only)
                  refine_factor:int|None=None, # re-rank k*refine_factor candidates exactly (indexed tables only)
                 ) -> list[tuple[str,float]]:
