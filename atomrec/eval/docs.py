@@ -256,7 +256,9 @@ _WIDGET = 'application/vnd.jupyter.widget-view+json'
 
 def _normalise(text:str, root:str)->str:
     text = _TMPDIR.sub(lambda m: m[0][:-8] + 'XXXXXXXX', text)
-    if root: text = text.replace(root, '.').replace(str(Path(root).parent), '..')   # the project, and the folder beside it (its data)
+    if root:
+        text, beside = text.replace(root, '.'), str(Path(root).parent)
+        if beside not in ('/', tempfile.gettempdir()): text = text.replace(beside + '/', '../')   # the folder beside the project (its data)
     return _ADDRESS.sub('', text)
 
 def _stderr(text:str)->str:
