@@ -5,7 +5,8 @@
 # %% auto #0
 __all__ = ['ADMIN', 'ID_CHARS', 'Id', 'Text', 'MAX_EVENTS', 'MAX_CANDIDATES', 'MAX_EXTRA', 'RESERVED', 'QUOTE', 'FIXES', 'RWLock',
            'Key', 'load_keys', 'EventIn', 'EventsIn', 'RecommendIn', 'ExplainIn', 'quote', 'ApiError',
-           'validation_error', 'Service', 'Guard', 'create_app', 'open_memory', 'start']
+           'validation_error', 'Service', 'Guard', 'create_app', 'open_memory', 'uvicorn_server', 'serving_url',
+           'start']
 
 # %% ../../nbs/serve/61_app.ipynb #4e281d2d
 import os, sys, json, time, hmac, hashlib, secrets, argparse, threading
@@ -514,19 +515,26 @@ def open_memory(path, # the memory folder
     mem = AtomRec(AtomRecConfig(agent=agent), path=path, items=table, encoder=enc, memory_agent=mem_agent, rec_agent=rec_agent, progress=False)
     return mem.add_items(table.item_id).checkpoint()   # every item gets its note at creation, in the table's order
 
-def _server(config):
-    "A uvicorn server that ends on SIGTERM or Ctrl-C by returning (so the writer stops and the memory checkpoints after), not by re-raising the signal."
+def uvicorn_server(svc:Service, # the service to expose
+                   host:str='127.0.0.1', # address to listen on
+                   port:int=0, # port (0: any free one)
+                   max_body:int=1 << 20, # largest request body, bytes
+                   log_level:str='warning', # uvicorn's log level
+                  ):
+    "A uvicorn server for `svc` that ends on SIGTERM or Ctrl-C by returning (so the writer stops and the memory checkpoints after), not by re-raising the signal."
     import uvicorn
     class Server(uvicorn.Server):
         def handle_exit(self, sig, frame): super().handle_exit(sig, frame); self._captured_signals.clear()
-    return Server(config)
+    return Server(uvicorn.Config(create_app(svc, max_body), host=host, port=port, log_level=log_level, lifespan='off'))
+
+def serving_url(server, svc:Service, host:str)->str:
+    "Wait until `server` answers, start warming the encoder's model, and return its base url (the port it really got)."
+    while not server.started: time.sleep(0.01)
+    svc.warm_model()   # the encoder's model loads once the service answers
+    return f'http://{host}:{server.servers[0].sockets[0].getsockname()[1]}'
 
 def start(svc:Service, host:str='127.0.0.1', port:int=0, max_body:int=1 << 20):
     "Run the service's app with uvicorn on a thread; returns (server, base url). Stop with `server.should_exit = True`."
-    import uvicorn
-    server = _server(uvicorn.Config(create_app(svc, max_body), host=host, port=port, log_level='warning', lifespan='off'))
+    server = uvicorn_server(svc, host, port, max_body)
     threading.Thread(target=server.run, daemon=True).start()
-    while not server.started: time.sleep(0.01)
-    svc.warm_model()
-    port = server.servers[0].sockets[0].getsockname()[1]
-    return server, f'http://{host}:{port}'
+    return server, serving_url(server, svc, host)

@@ -6,7 +6,7 @@
 __all__ = ['add_serve_args', 'cmd_serve', 'serve']
 
 # %% ../../nbs/serve/64_command.ipynb #3e5c0c1d
-import argparse, json, sys, threading, time
+import argparse, json, sys, threading
 from ..core import AtomRecError
 
 # %% ../../nbs/serve/64_command.ipynb #08b4c708
@@ -32,8 +32,8 @@ def add_serve_args(p:argparse.ArgumentParser, # the parser to give the flags to
 def cmd_serve(a:argparse.Namespace, # the parsed `atomrec serve` flags
              ):
     "Serve `a.memory` until interrupted; exit 2 with a message if it cannot start (folder in use, no memory, bad keys)."
-    import uvicorn   # the service's modules load only when it runs: `atomrec --help` stays fast
-    from atomrec.serve.app import load_keys, open_memory, Service, create_app, _server
+    # the service's modules load only when it runs: `atomrec --help` stays fast
+    from atomrec.serve.app import load_keys, open_memory, Service, uvicorn_server, serving_url
     loopback = a.host in ('127.0.0.1', 'localhost', '::1')
     try:
         keys = load_keys(a.keys)
@@ -43,13 +43,10 @@ def cmd_serve(a:argparse.Namespace, # the parsed `atomrec serve` flags
     except AtomRecError as e:
         print(f"atomrec serve: error: {e}", file=sys.stderr); sys.exit(2)
     svc = Service(mem, keys, batch=a.batch)
-    config = uvicorn.Config(create_app(svc, a.max_body), host=a.host, port=a.port, log_level=a.log_level, lifespan='off')
-    server = _server(config)
+    server = uvicorn_server(svc, a.host, a.port, a.max_body, a.log_level)
     def announce():
-        while not server.started: time.sleep(0.01)
-        svc.warm_model()   # the encoder's model loads once the service answers
-        port = server.servers[0].sockets[0].getsockname()[1]
-        print(json.dumps(dict(serving=str(a.memory), url=f'http://{a.host}:{port}', version=svc.applied, pending=svc.pending, keys=keys is not None)), flush=True)
+        url = serving_url(server, svc, a.host)
+        print(json.dumps(dict(serving=str(a.memory), url=url, version=svc.applied, pending=svc.pending, keys=keys is not None)), flush=True)
     threading.Thread(target=announce, daemon=True).start()
     try: server.run()
     finally: svc.close()
