@@ -43,6 +43,7 @@ class AtomRecConfig:
     max_expand:int = 60       # bound on notes in the retrieved subgraph
     max_history:int = 50      # most recent pre-target interactions written to memory per user
     recent:int = 5            # recent interactions used in the retrieval query
+    query:str = "composed"    # the retrieval query's vector: 'composed' from the stored vectors of the recent notes and the request's own, or 'text' (the query text encoded)
     encoder:str = "all-MiniLM-L6-v2"  # sentence-transformers model name or path
     agent:str = "rule"        # 'rule' or 'llm'
     seed:int = 0
@@ -54,6 +55,7 @@ class AtomRecConfig:
     relation_text:bool = True # links carry a relation description (False: embedding-only links)
     evolve:bool = True        # evolve neighbours (False: append-only memory)
     link_retrieval:bool = True  # expand links at retrieval (False: seeds only)
+    ivf_min:int = 100_000     # memories of at least this many notes take their seeds from the IVF index (`atomrec.index`), smaller ones by exact search
 
     def to_dict(self)->dict: return asdict(self)
     @classmethod
@@ -84,7 +86,7 @@ def ablation_config(name:str, # a key of `ABLATIONS`
     return (base or AtomRecConfig()).replace(**ABLATIONS[name])
 
 # %% ../nbs/library/00_core.ipynb #c007f1f5
-READ_TIME = ('hops', 'k_ret', 'max_expand', 'link_retrieval')   # config fields only the read path uses
+READ_TIME = ('hops', 'k_ret', 'max_expand', 'link_retrieval', 'query', 'ivf_min')   # config fields only the read path uses
 
 def write_config(cfg:AtomRecConfig)->dict:
     "The fields of `cfg` that decide what the memory holds (everything but `READ_TIME`)."

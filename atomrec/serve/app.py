@@ -200,6 +200,7 @@ class Service:
     def _warm(self):
         "Compute the tables the read path builds on first use (so concurrent readers only read them)."
         if len(self.mem.store.ids('user')): self.mem.walk_index()
+        self.mem.seed_index()   # a large memory's IVF index catches up with the batch
 
     @property
     def pending(self)->int: return len(self.events.since(self.applied))
