@@ -45,7 +45,7 @@ def query_text(self:AtomRec, user:str, # the user
     if recent and recent[-1].context: parts.append(recent[-1].context)
     return '\n'.join(parts) or 'anything'
 
-# %% ../nbs/library/06_retrieval.ipynb #97163407
+# %% ../nbs/library/06_retrieval.ipynb #9b3d4e5e
 @patch
 def query_vector(self:AtomRec, user:str, # the user
                  instruction:str|None=None, # the user's request, if any
