@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 import numpy as np
+from .core import replace_durably
 from .store import NoteStore, unit_rows
 
 # %% auto #0
@@ -93,7 +94,7 @@ def save(self:SeedIndex, folder:Path, # the memory's folder
     "Write the centroids (once: they never change) so a reopened memory clusters its notes the same way."
     p = Path(folder)/CENTROIDS_FILE
     if self.centroids is None or p.exists(): return None
-    tmp = p.with_suffix('.tmp.npy'); np.save(tmp, self.centroids); tmp.replace(p)
+    tmp = p.with_suffix('.tmp.npy'); np.save(tmp, self.centroids); replace_durably(tmp, p)
     return p
 
 def load_centroids(folder:Path, # a memory's folder

@@ -50,11 +50,12 @@ def query_text(self:AtomRec, user:str, # the user
 def query_vector(self:AtomRec, user:str, # the user
                  instruction:str|None=None, # the user's request, if any
                  rvec:np.ndarray|None=None, # the request's own vector (encoded here if None and there is a request)
+                 query:str|None=None, # `query_text(user, instruction)` if the caller has it already
                 )->np.ndarray:
     "The retrieval query's vector: composed from the recent notes' stored vectors and the request's vector, or `query_text` encoded (`cfg.query`)."
     if self.cfg.query not in ('composed', 'text'): raise AtomRecError(f"config query={self.cfg.query!r}: use 'composed' or 'text'")
     recent = self.store.notes_of(user, kind='user')[-self.cfg.recent:]
-    if self.cfg.query == 'text' or not (recent or instruction): return self.enc.encode_queries([self.query_text(user, instruction)])[0]
+    if self.cfg.query == 'text' or not (recent or instruction): return self.enc.encode_queries([query or self.query_text(user, instruction)])[0]
     parts = []
     if recent:
         h = self.store.vectors([n.id for n in recent]).mean(0); parts.append(h / (np.linalg.norm(h) or 1.0))
@@ -121,7 +122,7 @@ def recommend(self:AtomRec, user:str, # the user
     candidates = [str(c) for c in candidates]
     query = self.query_text(user, instruction)
     if rvec is None and instruction: rvec = self.enc.encode_queries([instruction])[0]
-    if qvec is None: qvec = self.query_vector(user, instruction, rvec)
+    if qvec is None: qvec = self.query_vector(user, instruction, rvec, query)
     ev, sub, feats = self._evidence(user, candidates, qvec, query, rvec)
     context = dict(matrix=feats, user_notes=self.store.notes_of(user, kind='user')[-self.cfg.recent * 2:], subgraph=sub,
                candidate_notes={c: self.store.get(self.item_note_id(c)) for c in candidates})
