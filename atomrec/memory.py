@@ -8,6 +8,7 @@ import re, json, time, shutil, tempfile, math, itertools
 from collections import defaultdict, Counter
 from pathlib import Path
 from typing import NamedTuple
+from dataclasses import dataclass, field
 import numpy as np, pandas as pd
 from tqdm.auto import tqdm
 from fastcore.basics import patch
@@ -19,7 +20,7 @@ from .agents import *
 from .ranking import RuleRecAgent
 
 # %% auto #0
-__all__ = ['MEMORY_FILES', 'NoteEmbedder', 'AtomRec', 'Trace']
+__all__ = ['MEMORY_FILES', 'NoteEmbedder', 'AtomRec', 'Trace', 'WriteBatch', 'Prepared']
 
 # %% ../nbs/library/04_memory.ipynb #bfd64a67
 class NoteEmbedder:
@@ -168,7 +169,7 @@ class AtomRec:
         self._fields_json = {}                       # note id -> JSON of its fields after its last revision
         self._trans = None                           # item -> next items, from every user's notes (see `transitions`); None: stale
         self._trans_new = []                         # user notes written since `transitions` was last read (it counts them then)
-        self._walk = None                            # the users x items incidence the walk signal walks on (see `walk_index`)
+        self._walk, self._walk_new = None, []        # the users x items incidence the walk signal walks on, and notes written since (see `walk_index`)
         self._seed_index = None                      # the IVF index of a large memory's seed search (see `seed_index`)
 
     def close(self, checkpoint:bool=True, # False: let go without saving (after a failed write, the last checkpoint stands)
@@ -311,10 +312,19 @@ def _construct(self:AtomRec, r:Trace, nid:str, recent:list)->AtomicNote:
     return note
 
 # %% ../nbs/library/04_memory.ipynb #cf4573b1
+@dataclass(eq=False)
+class WriteBatch:
+    "Traces made ready to write while the memory was only read, and how far writing them has come."
+    recs:list          # the traces, in write order
+    specs:list         # per trace: (its note constructed ahead, the (id, version) of the recent notes it was built from)
+    search:object      # a `BatchSearch` of the notes' vectors against the store as it was (corrected for rows written since)
+    generation:int     # the store's `generation` when prepared (rows renumbered since: what is left is prepared again)
+    done:int = 0       # traces written so far
+    stale:set = field(default_factory=set)   # users whose note in this batch came out different from its ahead-construction
+
 @patch
-def _write_batch(self:AtomRec, recs:list, ids:list)->int:
-    """Write `recs` in order with one neighbour-search product for all; a note that comes out different from its
-    ahead-construction (evolution revised its user's recent notes meanwhile) gets a search of its own."""
+def _prepare_batch(self:AtomRec, recs:list)->WriteBatch:
+    "Construct every note of `recs` ahead, as if nothing in the batch revised anything, embed them and open one neighbour search for all; the memory is only read."
     R, specs, pending = self.cfg.recent, [], defaultdict(list)
     for r in recs:          # construct every note of the batch ahead, as if nothing in the batch revised anything
         user = r.user
@@ -324,19 +334,38 @@ def _write_batch(self:AtomRec, recs:list, ids:list)->int:
         pending[user].append(note); specs.append((note, tuple((n.id, n.version) for n in recent)))
     self.embedder.prime([n for n, _ in specs])
     for n, _ in specs: n.embedding = self.embedder(n)
-    stale = set()           # users whose note in this batch came out different from its ahead-construction
-    with self.store.batch_search(np.stack([n.embedding for n, _ in specs]), self.cfg.k_link) as bs:
-        for j, (r, (spec, key)) in enumerate(zip(recs, specs)):
-            recent, note = self.store.notes_of(r.user, kind='user')[-R:], spec
-            if r.user in stale or tuple((n.id, n.version) for n in recent) != key:   # its user's recent trace changed since
-                note = self._construct(r, spec.id, recent)
+    return WriteBatch(recs, specs, self.store.batch_search(np.stack([n.embedding for n, _ in specs]), self.cfg.k_link), self.store.generation)
+
+@patch
+def _commit_batch(self:AtomRec, b:WriteBatch, ids:list, # note ids go here, at each trace's row
+                  most:int|None=None, # write at most this many more traces (None: the rest)
+                 )->int:
+    """Write the next traces of a prepared batch in order; returns how many. A note that comes out different from its
+    ahead-construction (evolution revised its user's recent notes meanwhile) gets a search of its own."""
+    if b.generation != self.store.generation:   # rows renumbered since (a user forgotten): prepare what is left again
+        b.search.close(); b.__dict__.update(self._prepare_batch(b.recs[b.done:]).__dict__)
+    R, bs, start = self.cfg.recent, b.search, b.done
+    end = len(b.recs) if most is None else min(len(b.recs), start + most)
+    try:
+        for j in range(start, end):
+            r, (spec, key) = b.recs[j], b.specs[j]
+            recent, note, nid = self.store.notes_of(r.user, kind='user')[-R:], spec, f"u:{r.user}:{self._seq[r.user]}"
+            if r.user in b.stale or nid != spec.id or tuple((n.id, n.version) for n in recent) != key:   # its user's recent trace changed since
+                note = self._construct(r, nid, recent)
                 self.embedder.prime([note]); note.embedding = self.embedder(note)
-                if note.fields() != spec.fields(): stale.add(r.user)
+                if note.fields() != spec.fields(): b.stale.add(r.user)
             same = np.array_equal(note.embedding, spec.embedding)
             self._commit(note, bs.query(j) if same else self.store.search_exact(note.embedding, self.cfg.k_link), r)
             self.stats['rescans'] += bs.rescans + (not same); bs.rescans = 0
-            ids[r.row] = note.id
-    return len(recs)
+            ids[r.row] = note.id; b.done = j + 1
+    except BaseException: bs.close(); raise   # failed: the search stops following the store's changes
+    if b.done == len(b.recs): bs.close()
+    return end - start
+
+@patch
+def _write_batch(self:AtomRec, recs:list, ids:list)->int:
+    "Write `recs` in order with one neighbour-search product for all (`_prepare_batch`, then `_commit_batch`)."
+    return self._commit_batch(self._prepare_batch(recs), ids)
 
 # %% ../nbs/library/04_memory.ipynb #ef7edb58
 @patch
@@ -395,9 +424,20 @@ def observe_many(self:AtomRec, df:pd.DataFrame, # user_id, item_id, timestamp, o
                 )->list[str]:
     "Write interactions in time order (ties: input order), in batches, checkpointing as it goes; returns the new note ids."
     df = df.reset_index(drop=True)
-    order = np.lexsort((np.arange(len(df)), df.timestamp.to_numpy(dtype=float)))
     missing_items = [i for i in df.item_id.astype(str).unique() if self.item_note_id(i) not in self.store]
     if self.items is not None and missing_items: self.add_items(missing_items)
+    recs = self._traces(df, resume)
+    ids = [None] * len(df)
+    bar = tqdm(total=len(recs), desc='memory', disable=not (self.progress if progress is None else progress), leave=False)
+    self._write(recs, ids, bar)
+    bar.close()
+    if checkpoint: self.checkpoint()
+    return ids
+
+@patch
+def _traces(self:AtomRec, df:pd.DataFrame, resume:bool=False)->list[Trace]:
+    "The interactions of `df` (index 0..n-1) as traces in time order (ties: input order), without those already written if `resume`; their content lines encoded in one pass."
+    order = np.lexsort((np.arange(len(df)), df.timestamp.to_numpy(dtype=float)))
     extra_cols = [c for c in df.columns if c not in ('user_id', 'item_id', 'timestamp', 'rating', 'review', 'pos', 'n', 'role')]
     cols = {c: df[c].tolist() for c in df.columns}
     nan = lambda v: v is None or (isinstance(v, float) and math.isnan(v))
@@ -408,12 +448,7 @@ def observe_many(self:AtomRec, df:pd.DataFrame, # user_id, item_id, timestamp, o
         recs.append(Trace(k, u, i, ts, ev, {c: cols[c][k] for c in extra_cols}, self._content(i, ev['rating'], ev['review'], {c: cols[c][k] for c in extra_cols})))
     if resume: recs = self._unwritten(recs)
     if self.items is not None: self.enc.encode(sorted({l for r in recs for l in r.content.split('\n')}))   # every content line in one pass
-    ids = [None] * len(df)
-    bar = tqdm(total=len(recs), desc='memory', disable=not (self.progress if progress is None else progress), leave=False)
-    self._write(recs, ids, bar)
-    bar.close()
-    if checkpoint: self.checkpoint()
-    return ids
+    return recs
 
 @patch
 def _unwritten(self:AtomRec, recs:list)->list:
@@ -494,6 +529,39 @@ def _restore(self:AtomRec, checkpoint:dict):
     "Rebuild the in-memory indices (who has notes on what, each user's note count) from the user notes, in the order they were written."
     for n in self.store.get_many(self.store.ids('user')):
         self._item_user_notes[n.item_id].append(n.id); self._user_items[n.owner].add(n.item_id); self._seq[n.owner] += 1
+
+# %% ../nbs/library/04_memory.ipynb #60bc0242
+class Prepared(NamedTuple):
+    "Interactions made ready to write by `AtomRec.prepare`; `AtomRec.commit` writes them."
+    batch:WriteBatch|None   # None when nothing is left to write (everything already written, with `resume`)
+    rows:int                # rows of the input frame: the length of the note ids `commit` returns
+    @property
+    def left(self)->int:
+        "Interactions not written yet."
+        return 0 if self.batch is None else len(self.batch.recs) - self.batch.done
+
+@patch
+def prepare(self:AtomRec, df:pd.DataFrame, # interactions as `observe_many` takes them: at most `batch` (one when the memory agent writes one note at a time)
+            resume:bool=False, # skip interactions the memory already holds
+           )->Prepared:
+    "The half of writing `df` that only reads the memory: traces, notes constructed ahead, their vectors, one neighbour search."
+    if self.cfg.memory != 'atomic': raise AtomRecError(f"prepare and commit write atomic memories; a {self.cfg.memory} memory writes with observe_many")
+    df = df.reset_index(drop=True)
+    most = self.batch if self._speculative else 1
+    if len(df) > most: raise AtomRecError(f"prepare takes at most {most} interactions (the memory's batch{'' if self._speculative else '; its memory agent writes one note at a time'}), got {len(df)}: split them, or use observe_many")
+    if self.items is not None and (missing := [i for i in df.item_id.astype(str).unique() if self.item_note_id(i) not in self.store]):
+        raise AtomRecError(f"items {quote(missing[:3])} have no note yet: call add_items first (it writes, prepare only reads)")
+    recs = self._traces(df, resume)
+    return Prepared(self._prepare_batch(recs) if recs else None, len(df))
+
+@patch
+def commit(self:AtomRec, p:Prepared, # what `prepare` made ready
+           most:int|None=None, # write at most this many of its interactions now, in time order (None: all that are left)
+          )->list[str]:
+    "Write (more of) what `prepare` made ready, as `observe_many` would (no checkpoint); returns the note ids of the rows this call wrote (None elsewhere)."
+    ids = [None] * p.rows
+    if p.batch is not None: self._commit_batch(p.batch, ids, most)
+    return ids
 
 # %% ../nbs/library/04_memory.ipynb #e6dd38fa
 @patch

@@ -42,7 +42,8 @@ def _follow(self:AtomRec, note)->bool:
 def transitions(self:AtomRec)->dict:
     "Item -> {item that followed it: weight}, over every user's notes in time order (each later note within `NEXT_WINDOW` steps, 1/steps); also item -> owners."
     if self._trans is not None and self._trans_new:   # notes written since: appended, unless one is out of its user's order
-        new, self._trans_new, self._walk = self._trans_new, [], None
+        new, self._trans_new = self._trans_new, []
+        if self._walk is not None: self._walk_new += new   # the walk index takes their pairs when next read
         if not all(self._follow(n) for n in new): self._trans = None
     if self._trans is None:
         self._trans, self._steps, self._seqs, self._item_owners = defaultdict(Counter), defaultdict(lambda: [0] * NEXT_WINDOW), {}, defaultdict(set)
@@ -83,11 +84,34 @@ class WalkIndex:
     readers:np.ndarray               # users with a note about each item
     length:np.ndarray                # items each user has notes about
 
+def _with_pairs(W:WalkIndex, pairs:list)->WalkIndex:
+    "`W` with the (user, item) `pairs` set: the arrays a rebuild from every pair gives (new users and items take their sorted places)."
+    new_u, new_i = {u for u, _ in pairs if u not in W.row}, {i for _, i in pairs if i not in W.col}
+    users = sorted(W.users + list(new_u)) if new_u else W.users; row = {u: k for k, u in enumerate(users)} if new_u else W.row
+    items = sorted(W.items + list(new_i)) if new_i else W.items; col = {i: k for k, i in enumerate(items)} if new_i else W.col
+    X, n = W.by_user, len(items)
+    r, c = np.repeat(np.arange(X.shape[0], dtype=np.int64), np.diff(X.indptr)), X.indices.astype(np.int64)
+    if new_u: r = np.array([row[u] for u in W.users], dtype=np.int64)[r]   # old rows and columns, moved to their new places
+    if new_i: c = np.array([col[i] for i in W.items], dtype=np.int64)[c]
+    old = r * n + c   # sorted and unique (rows and columns moved in order)
+    add = np.unique(np.array([row[u] * n + col[i] for u, i in pairs], dtype=np.int64))
+    at = np.searchsorted(old, add)
+    unset = (at == len(old)) | (old[np.minimum(at, len(old) - 1)] != add) if len(old) else np.ones(len(add), bool)
+    if not unset.any() and not (new_u or new_i): return W
+    keys = np.insert(old, at[unset], add[unset])   # sorted and unique, as a rebuild's
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(keys // n, minlength=len(users)))])
+    Xn = sp.csr_matrix((np.ones(len(keys)), (keys % n).astype(np.int32), indptr.astype(np.int32)), shape=(len(users), n))
+    return WalkIndex(users, items, row, col, Xn.tocsc(), Xn, np.asarray(Xn.sum(0)).ravel(), np.asarray(Xn.sum(1)).ravel())
+
 @patch
 def walk_index(self:AtomRec)->WalkIndex:
-    "The `WalkIndex` of the memory's user notes (computed on first use, dropped whenever a note is written, like `transitions`)."
+    "The `WalkIndex` of the memory's user notes (computed on first use, brought up to date with the notes written since)."
     self.transitions()
+    if self._walk is not None and self._walk_new:
+        new, W, self._walk_new = [(n.owner, n.item_id) for n in self._walk_new], self._walk, []
+        self._walk = _with_pairs(W, new)
     if self._walk is None:
+        self._walk_new = []
         users = sorted(self._user_items); items = sorted({i for s in self._user_items.values() for i in s})
         U, I = {u: k for k, u in enumerate(users)}, {i: k for k, i in enumerate(items)}
         r = [U[u] for u in users for _ in self._user_items[u]]; c = [I[i] for u in users for i in sorted(self._user_items[u])]

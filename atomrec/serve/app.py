@@ -8,7 +8,7 @@ __all__ = ['ADMIN', 'ID_CHARS', 'Id', 'Text', 'MAX_EVENTS', 'MAX_CANDIDATES', 'M
            'Guard', 'create_app', 'open_memory', 'uvicorn_server', 'serving_url', 'start']
 
 # %% ../../nbs/serve/61_app.ipynb #4e281d2d
-import os, sys, json, time, hmac, hashlib, logging, secrets, argparse, threading
+import os, sys, gc, json, time, hmac, hashlib, logging, secrets, argparse, threading
 from collections import defaultdict, deque
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -167,11 +167,13 @@ class Service:
     "An open memory behind an event log: one writer thread applies events; readers see one version at a time."
     def __init__(self, mem:AtomRec, # an open memory (its folder's writer lock held)
                  keys:dict|None=None, # key -> `Key` (None: no keys, every caller is admin)
-                 batch:int=32, # most events applied at once (readers wait for one batch at most)
+                 batch:int=128, # most events prepared at once (one neighbour search for all of them)
+                 turn:int=16, # most events committed in one write turn (readers wait for one turn at most)
                  checkpoint_events:int=1000, # checkpoint once this many events are applied since the last one...
                  checkpoint_seconds:float=5.0, # ...or this many seconds passed, or the queue is empty (the event log covers the rest)
                  ):
-        self.mem, self.keys, self.batch = mem, keys, batch
+        self.mem, self.keys, self.batch, self.turn = mem, keys, batch, turn
+        self._writing = threading.Lock()   # held while the writer prepares and commits a batch: a forget waits for it
         self.checkpoint_events, self.checkpoint_seconds, self._unsaved, self._saved_at = checkpoint_events, checkpoint_seconds, 0, time.monotonic()
         mem.checkpoint_extra = getattr(mem, 'checkpoint_extra', {})   # a memory just created has none yet
         self.applied = int(mem.checkpoint_extra.get('events', 0))
@@ -183,6 +185,7 @@ class Service:
         self._secret = secrets.token_bytes(16)
         self.writer = threading.Thread(target=self._write_loop, name='atomrec-writer', daemon=True)
         self._warm()
+        gc.freeze()   # what the memory holds now is never scanned by the cycle collector (see below)
         self.writer.start()
 
     def warm_model(self):
@@ -210,8 +213,8 @@ class Service:
 # %% ../../nbs/serve/61_app.ipynb #dfbd8e82
 @patch_to(Service)
 def _next_batch(self)->list[dict]:
-    "The next events to apply: at most `batch`, timestamps never going back, a new item only first."
-    todo = in_order(self.events.since(self.applied, self.batch))
+    "The next events to apply: at most `batch` (one when the memory agent writes one note at a time), timestamps never going back, a new item only first."
+    todo = in_order(self.events.since(self.applied, self.batch if self.mem._speculative else 1))
     known = lambda e: self.mem.item_note_id(e['item']) in self.mem.store or self.mem.items is None
     k = 1
     while k < len(todo) and known(todo[k]): k += 1
@@ -229,13 +232,17 @@ def _write_loop(self):
             continue
         t = time.perf_counter()
         try:
-            with self.rw.write():
-                self.mem.checkpoint_extra = dict(self.mem.checkpoint_extra, events=batch[-1]['seq'])
-                ids = self.mem.observe_many(interactions(batch), progress=False, checkpoint=False)
-                self.events.mark_applied([e['seq'] for e in batch], ids)
-                self.applied = batch[-1]['seq']
-                self._warm()
-                self._unsaved += len(batch)
+            df = interactions(batch)
+            if self.mem.items is not None and (new := [i for i in dict.fromkeys(df.item_id) if self.mem.item_note_id(i) not in self.mem.store]):
+                with self.rw.write(): self.mem.add_items(new); self._warm()
+            with self._writing:
+                if self.mem.cfg.memory != 'atomic':   # a coarse memory has no prepare: one write turn
+                    with self.rw.write(): self._applied(batch, self.mem.observe_many(df, progress=False, checkpoint=False))
+                else:
+                    ready = self.mem.prepare(df)   # only reads: recommendations go on
+                    while ready.left:
+                        with self.rw.write(): self._applied(batch, self.mem.commit(ready, most=self.turn))
+                        with self._cv: self._cv.notify_all()
             if self._unsaved >= self.checkpoint_events or time.monotonic() - self._saved_at >= self.checkpoint_seconds: self._checkpoint()   # after the write turn: readers go on during it
         except Exception as e:
             self.error = f"{type(e).__name__}: {str(e)[:300]}"
@@ -244,10 +251,23 @@ def _write_loop(self):
         with self._cv: self._cv.notify_all()
 
 @patch_to(Service)
+def _applied(self, batch:list[dict], ids:list):
+    "Record the events of `batch` whose notes `ids` just wrote (None: not this turn): the new memory version, its note ids, the tables readers use; under the write lock."
+    done = [k for k, i in enumerate(ids) if i is not None]
+    if not done: return
+    last = batch[done[-1]]['seq']
+    self.mem.checkpoint_extra = dict(self.mem.checkpoint_extra, events=last)
+    self.events.mark_applied([batch[k]['seq'] for k in done], [ids[k] for k in done])
+    self.applied = last
+    self._warm()
+    self._unsaved += len(done)
+
+@patch_to(Service)
 def _checkpoint(self):
     "Make the applied events durable (the memory's checkpoint records the last one); readers go on meanwhile, nothing changes the memory."
     with self.rw.read(): self.events.sync(); self.mem.checkpoint()   # the notes of the events it counts are on disk first
     self._unsaved, self._saved_at = 0, time.monotonic()
+    gc.freeze()   # the notes written since join the objects the cycle collector skips
 
 @patch_to(Service)
 def wait_for(self, version:int, # an event number
@@ -385,7 +405,7 @@ def forget(self, key:Key, user:str, wait:float=60.0)->dict:
     "Forget a user once every event accepted before this call is applied: notes, links to them, index entries, history, and their events in the log."
     if not key.may(user): raise ApiError(403, 'user', f"this key may not forget user {quote(user)}", "use a key scoped to this user, or an admin key")
     if not self.wait_for(self.events.last, wait): raise ApiError(503, 'user', f"events accepted before this call are not applied yet (memory at {self.applied} of {self.events.last})", "retry shortly")
-    with self.rw.write():
+    with self._writing, self.rw.write():   # never while the writer reads the memory to prepare a batch
         out = self.mem.forget(user)   # notes, links, index entries, history and the vectors of their texts
         out['events'] = self.events.drop_user(user, upto=self.applied)
         self._warm()
