@@ -269,7 +269,7 @@ def info(self:AtomRecMethod):
                 **({'ranker_model': {k: self.ranker_info[k] for k in ('model', 'rounds', 'cases', 'importance_gain') if k in self.ranker_info}}
                    if self.ranker_info else {}))
 
-# %% ../../nbs/eval/24_method.ipynb #9e539287
+# %% ../../nbs/eval/24_method.ipynb #cf878704
 @patch
 def load(self:AtomRecMethod, bench, split, run_dir, shard_dir):
     self.run_dir, self._bench = Path(run_dir), bench

@@ -269,7 +269,7 @@ def report(runs, # run folders
     if fmt == 'markdown': return markdown_table(t) + tail
     return t.to_string(index=False) + tail
 
-# %% ../../nbs/eval/23_runner.ipynb #7fa9a4e6
+# %% ../../nbs/eval/23_runner.ipynb #d0a55bbf
 def shard_cases(cases:pd.DataFrame, # a split's cases, in their order
                 shard:int, # which slice, from 0
                 shards:int, # how many slices
@@ -333,7 +333,7 @@ def rank_shard(method, # a method name or a `Method` (one with `load`)
         write_json(rec, sd/'shard.json')
         return rec
 
-# %% ../../nbs/eval/23_runner.ipynb #a7b8b738
+# %% ../../nbs/eval/23_runner.ipynb #e8b43440
 def merged_llm(ledgers:list[dict], # LLM ledgers as `metrics.json` holds them (`LedgerView.to_dict()`), the fit's first
               )->dict:
     "The ledgers of a sharded run's steps as one: each stage's counters summed, and their total."

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/studies/42_cluster.ipynb #bb7eb628
 from __future__ import annotations
-import os, time, types, logging
+import os, time, types, logging, warnings
 from pathlib import Path
 import numpy as np, pandas as pd
 from ..core import *
@@ -19,6 +19,12 @@ from .experiments import plan_runs, run_planned, run_options, default_methods, _
 __all__ = ['memory_texts', 'EncodeBatch', 'encode_texts', 'ray_grid', 'memory_builds']
 
 # %% ../../nbs/studies/42_cluster.ipynb #1865daaf
+def _ray():
+    "Ray, or a clear error saying how to install it."
+    try: import ray
+    except ImportError: raise AtomRecError("--ray needs Ray, an optional extra: pip install 'atomrec[ray]'") from None
+    return ray
+
 def _prepare(data, bench:Path, users:int, seed:int, instructions:str)->str:
     "Task: prepare one benchmark (the study's driver holds its folder's lock)."
     if not (bench/'manifest.json').exists(): prepare(data, bench, users=users, seed=seed, instructions=instructions, progress=False)
@@ -66,9 +72,10 @@ def memory_texts(bench:Bench, # a prepared benchmark
     return list(dict.fromkeys(texts))
 
 class EncodeBatch:
-    "A Ray Data worker: an encoder that embeds each batch of texts and writes their vectors as one part of the embedding cache (`cache`)."
-    model, cache = DEFAULT_MODEL, None   # set by the job (`encode_texts`), on a subclass of its own
-    def __init__(self): self.enc = Encoder(self.model)
+    "A Ray Data worker: an encoder that embeds each batch of texts and writes their vectors as one part of the embedding cache."
+    def __init__(self, model:str, # the encoder's model
+                 cache:str): # the embedding cache folder
+        self.enc, self.cache = Encoder(model), Path(cache)
     def __call__(self, batch:dict)->dict:
         texts = list(dict.fromkeys(str(t) for t in batch['text']))
         self.enc.encode(texts)
@@ -84,7 +91,7 @@ def encode_texts(texts:list[str], # texts the embedding cache should hold
                  progress:bool=False, # Ray Data's progress bars
                 )->int:
     "Encode the texts the cache lacks as a Ray Data job, each batch written as a part of the cache; returns how many it encoded."
-    import ray
+    ray = _ray()
     cache = Path(cache or embedding_cache_dir())
     have = Encoder(model, cache_path=cache)
     todo = [t for t in dict.fromkeys(texts) if have.key(t) not in have.cache]
@@ -92,8 +99,8 @@ def encode_texts(texts:list[str], # texts the embedding cache should hold
     ctx = ray.data.DataContext.get_current()           # Ray Data sets up its logging as it loads; quiet it after that
     ctx.enable_progress_bars = ctx.print_on_execution_start = progress
     if not progress: logging.getLogger('ray.data').setLevel(logging.ERROR)
-    job = type('EncodeBatch', (EncodeBatch,), dict(model=model, cache=str(cache)))
-    ds = ray.data.from_items([{'text': t} for t in todo]).map_batches(job, batch_size=batch, compute=ray.data.ActorPoolStrategy(size=workers), num_cpus=1)
+    ds = ray.data.from_items([{'text': t} for t in todo]).map_batches(EncodeBatch, fn_constructor_args=(model, str(cache)), batch_size=batch,
+                                                                       compute=ray.data.ActorPoolStrategy(size=workers), num_cpus=1)
     return int(ds.sum('encoded'))
 
 # %% ../../nbs/studies/42_cluster.ipynb #70ca15bb
@@ -104,7 +111,7 @@ def _wait(refs:dict, # run folder -> the task that ends it
           total:int, # runs in the grid, finished ones included
           progress:bool):
     "Wait for the runs' tasks, a line per finished run (runs done / total); the first that fails ends the study with its error."
-    import ray
+    ray = _ray()
     pending = {ref: rd for rd, ref in refs.items()}
     done = total - len(pending)
     if progress: print(f"[{time.strftime('%H:%M:%S')}] {len(pending)} runs on Ray ({done} of {total} had finished)", flush=True)
@@ -147,7 +154,7 @@ def ray_grid(out, # experiment folder on a path every worker sees: benches under
     "`run_grid` as Ray tasks: a task per run, a memory's readers after its build; one row per (dataset, instructions, method) as `run_grid` returns."
     local = not (address or os.environ.get('RAY_ADDRESS'))
     if local: os.environ.setdefault('RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER', '0')   # read as Ray loads: a single-machine Ray, on 127.0.0.1 only
-    import ray
+    ray = _ray()
     methods, root = list(methods or default_methods()), Path(out).absolute()
     names = [Path(str(d)).name for d in datasets]
     datasets = [str(Path(d).absolute()) if Path(str(d)).exists() else d for d in datasets]   # a folder, as the workers find it
@@ -157,7 +164,9 @@ def ray_grid(out, # experiment folder on a path every worker sees: benches under
             for ins in instructions: locks.append(FolderLock(root/'bench'/f'{n}-{ins}', 'benchmark'))
         started = not ray.is_initialized()
         if started:
-            ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING, **(dict(num_cpus=cpus) if local else {}))
+            with warnings.catch_warnings():   # Ray starts its processes by fork and exec: LanceDB's fork warning does not apply to them
+                warnings.filterwarnings('ignore', message='lancedb fork support', category=RuntimeWarning)
+                ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING, **(dict(num_cpus=cpus) if local else {}))
         try:
             t0 = time.time()
             task = lambda f: ray.remote(num_cpus=run_cpus, max_retries=retries)(f)
