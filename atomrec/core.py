@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 
 # %% auto #0
-__all__ = ['ABLATIONS', 'READ_TIME', 'AtomRecError', 'DataError', 'AtomRecConfig', 'ablation_config', 'write_config',
-           'project_root', 'data_dirs', 'cache_root', 'embedding_cache_dir', 'stable_hash', 'rng_for', 'write_json',
-           'read_json', 'LockedError', 'FolderLock']
+__all__ = ['ABLATIONS', 'READ_TIME', 'AtomRecError', 'DataError', 'quote', 'AtomRecConfig', 'ablation_config', 'write_config',
+           'project_root', 'data_dirs', 'cache_root', 'embedding_cache_dir', 'stable_hash', 'rng_for', 'fsync_dir',
+           'replace_durably', 'write_json', 'read_json', 'LockedError', 'FolderLock']
 
 # %% ../nbs/library/00_core.ipynb #ae772373
 class AtomRecError(Exception):
@@ -32,6 +32,15 @@ class DataError(AtomRecError, ValueError):
         if fix: msg += f" -- fix: {fix}"
         super().__init__(msg)
 
+# %% ../nbs/library/00_core.ipynb #9d1a86b7
+def quote(value, # the offending value (a text, or anything with a repr)
+          limit:int=80, # the most characters shown
+         )->str:
+    "The value for an error message: its repr if short, else the repr of its first `limit` characters and its length."
+    s = value if isinstance(value, str) else repr(value)
+    if len(s) <= limit: return repr(value)
+    return (repr(s[:limit]) if isinstance(value, str) else s[:limit]) + f"… ({len(s):,} characters)"
+
 # %% ../nbs/library/00_core.ipynb #32f8f56d
 @dataclass
 class AtomRecConfig:
@@ -43,6 +52,7 @@ class AtomRecConfig:
     max_expand:int = 60       # bound on notes in the retrieved subgraph
     max_history:int = 50      # most recent pre-target interactions written to memory per user
     recent:int = 5            # recent interactions used in the retrieval query
+    query:str = "composed"    # the retrieval query's vector: 'composed' from the stored vectors of the recent notes and the request's own, or 'text' (the query text encoded)
     encoder:str = "all-MiniLM-L6-v2"  # sentence-transformers model name or path
     agent:str = "rule"        # 'rule' or 'llm'
     seed:int = 0
@@ -54,6 +64,7 @@ class AtomRecConfig:
     relation_text:bool = True # links carry a relation description (False: embedding-only links)
     evolve:bool = True        # evolve neighbours (False: append-only memory)
     link_retrieval:bool = True  # expand links at retrieval (False: seeds only)
+    ivf_min:int = 100_000     # memories of at least this many notes take their seeds from the IVF index (`atomrec.index`), smaller ones by exact search
 
     def to_dict(self)->dict: return asdict(self)
     @classmethod
@@ -84,7 +95,7 @@ def ablation_config(name:str, # a key of `ABLATIONS`
     return (base or AtomRecConfig()).replace(**ABLATIONS[name])
 
 # %% ../nbs/library/00_core.ipynb #c007f1f5
-READ_TIME = ('hops', 'k_ret', 'max_expand', 'link_retrieval')   # config fields only the read path uses
+READ_TIME = ('hops', 'k_ret', 'max_expand', 'link_retrieval', 'query', 'ivf_min')   # config fields only the read path uses
 
 def write_config(cfg:AtomRecConfig)->dict:
     "The fields of `cfg` that decide what the memory holds (everything but `READ_TIME`)."
@@ -123,11 +134,25 @@ def rng_for(seed:int, *keys)->np.random.Generator:
     "A numpy generator seeded by `seed` and any keys (e.g. a user id), independent of call order."
     return np.random.default_rng(int(stable_hash(seed, *keys)[:16], 16))
 
+def fsync_dir(path, # a folder
+             ):
+    "Make the creation, rename or removal of a file in folder `path` durable."
+    fd = os.open(path, os.O_RDONLY)
+    try: os.fsync(fd)
+    finally: os.close(fd)
+
+def replace_durably(tmp, # a finished file
+                    path, # where it goes (replaced if it exists)
+                   ):
+    "Move `tmp` over `path` so a crash or power cut leaves the old file or the new one: data fsynced, rename, folder fsynced."
+    with open(tmp, 'rb') as f: os.fsync(f.fileno())
+    Path(tmp).replace(path); fsync_dir(Path(path).parent)
+
 def write_json(obj, path):
-    "Write JSON atomically (temp file then rename), so a crash never leaves half a file."
+    "Write JSON atomically and durably (temp file, fsync, rename, fsync of the folder), so a crash never leaves half a file."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + '.tmp')
-    tmp.write_text(json.dumps(obj, indent=2, default=str)); tmp.replace(path)
+    tmp.write_text(json.dumps(obj, indent=2, default=str)); replace_durably(tmp, path)
 
 def read_json(path): return json.loads(Path(path).read_text())
 

@@ -5,14 +5,15 @@
 # %% ../nbs/library/01_encoder.ipynb #04209c0b
 from __future__ import annotations
 import os, json, hashlib, importlib.util, importlib.metadata, uuid, threading
+from collections import OrderedDict
 from pathlib import Path
 import numpy as np
 from .core import AtomRecError
 
 # %% auto #0
-__all__ = ['DEFAULT_MODEL', 'PACKAGED_MODEL', 'LENGTH_STEP', 'FORWARD_ROWS', 'CHUNK', 'QUERY_ROWS', 'ENCODE_THREADS', 'ENCODING',
-           'EncoderNotFound', 'packaged_model_dir', 'resolve_model', 'model_dim', 'encoding', 'length_bucket',
-           'forward_plan', 'Encoder']
+__all__ = ['DEFAULT_MODEL', 'PACKAGED_MODEL', 'LENGTH_STEP', 'FORWARD_ROWS', 'CHUNK', 'QUERY_ROWS', 'QUERY_CACHE',
+           'ENCODE_THREADS', 'ENCODING', 'EncoderNotFound', 'packaged_model_dir', 'resolve_model', 'model_dim',
+           'encoding', 'length_bucket', 'forward_plan', 'Encoder']
 
 # %% ../nbs/library/01_encoder.ipynb #30d69ff5
 os.environ.setdefault('HF_HUB_OFFLINE', '1')  # offline by default; set HF_HUB_OFFLINE=0 before import to opt out
@@ -99,6 +100,7 @@ LENGTH_STEP = 16   # a text runs padded to the next multiple of this many tokens
 FORWARD_ROWS = 8   # every forward pass has exactly this many rows; dummy rows fill the last pass of each length
 CHUNK = 4096       # texts tokenised at a time (bounds memory; results do not depend on it)
 QUERY_ROWS = 1     # a query is encoded on its own, in a pass of one row: the latency of one text, not the throughput of many
+QUERY_CACHE = 20_000   # query vectors the cache keeps, the most recently used (a service meets a new query with almost every request)
 ENCODE_THREADS = 2 # torch threads of every forward pass, whatever the caller set: on some CPUs the thread count changes the last bits
 
 def encoding(rows:int=FORWARD_ROWS, # rows per forward pass
@@ -148,6 +150,7 @@ class Encoder:
         self._model, self._loading = None, threading.Lock()
         self.dim = model_dim(self.path) or self.model_dim()
         self.cache, self._unsaved, self.hits, self.misses = {}, [], 0, 0
+        self.query_cache, self._queries, self._qlock = QUERY_CACHE, OrderedDict(), threading.Lock()   # the cached queries' keys, least recently used first
         self.cache_path = Path(cache_path) if cache_path is not None else None
         if self.cache_path is not None: self.load_cache()
 
@@ -237,13 +240,20 @@ class Encoder:
 
     def encode_queries(self, texts:list[str], # retrieval queries (a single str is accepted too)
                       ) -> np.ndarray:
-        "Embeddings of queries, each run alone (`QUERY_ROWS` rows a pass): a query costs its own length, not 8 rows'."
-        return self.encode(texts, rows=QUERY_ROWS)
+        "Embeddings of queries, each run alone (`QUERY_ROWS` rows a pass): a query costs its own length, not 8 rows'; the cache keeps the last `query_cache` queries used."
+        texts = [texts] if isinstance(texts, str) else list(texts)
+        keys = [self.key(t, QUERY_ROWS) for t in texts]
+        with self._qlock:
+            for k in keys: self._queries[k] = None; self._queries.move_to_end(k)
+        out = self.encode(texts, rows=QUERY_ROWS)
+        with self._qlock:
+            while len(self._queries) > self.query_cache: self.cache.pop(self._queries.popitem(last=False)[0], None)
+        return out
 
     def save_cache(self) -> int:
         "Write the entries added since the last save as a new part under `cache_path`; returns how many."
         if self.cache_path is None: raise ValueError('this Encoder has no cache_path')
-        n = self.write_part(self.cache_path, self._unsaved)
+        n = self.write_part(self.cache_path, [k for k in dict.fromkeys(self._unsaved) if k in self.cache])   # a query may have left the cache since (and come back)
         self._unsaved = []
         return n
 

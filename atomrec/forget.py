@@ -25,8 +25,9 @@ def remove(self:NoteStore, ids, # note ids to delete (unknown ids are ignored)
     if not gone: return 0
     if self._journal is not None: raise AtomRecError("notes cannot be removed while a batch search is open")
     keep = self.get_many([i for i in self._ids if i not in gone])
-    self._notes, self._row, self._ids, self._by_owner, self._n = {}, {}, [], defaultdict(list), 0
+    self._notes, self._row, self._ids, self._by_owner, self._by_time, self._n = {}, {}, [], defaultdict(list), defaultdict(list), 0
     self._new, self._dirty, self._half, self._half_stale = {}, {}, None, []
+    self.generation += 1   # rows renumbered: what indexes the rows starts again
     self._insert(keep, dirty=False)
     data = notes_to_arrow(keep, self.dim, list(range(len(keep))))
     self.table = self.db.create_table(self.table_name, data=data, mode='overwrite')

@@ -13,6 +13,7 @@ from tqdm.auto import tqdm
 from fastcore.basics import patch
 from .core import *
 from .store import AtomicNote, NoteStore, EvolutionLog
+from .index import SeedIndex, CENTROIDS_FILE, load_centroids
 from .encoder import Encoder
 from .agents import *
 from .ranking import RuleRecAgent
@@ -166,28 +167,34 @@ class AtomRec:
         self._items_saved = False
         self._fields_json = {}                       # note id -> JSON of its fields after its last revision
         self._trans = None                           # item -> next items, from every user's notes (see `transitions`); None: stale
+        self._trans_new = []                         # user notes written since `transitions` was last read (it counts them then)
         self._walk = None                            # the users x items incidence the walk signal walks on (see `walk_index`)
+        self._seed_index = None                      # the IVF index of a large memory's seed search (see `seed_index`)
 
-    def close(self):
+    def close(self, checkpoint:bool=True, # False: let go without saving (after a failed write, the last checkpoint stands)
+             ):
         "Checkpoint, let go of the folder, and remove it if it was a temporary one."
-        if self._lock.held: self.checkpoint(); self._lock.release()
+        if self._lock.held:
+            if checkpoint: self.checkpoint()
+            self._lock.release()
         if self._tmp is not None: self._tmp.cleanup(); self._tmp = None
     def __enter__(self): return self
     def __exit__(self, *exc): self.close()
 
 # %% ../nbs/library/04_memory.ipynb #7ee06bbe
-MEMORY_FILES = ('notes', 'evolution', 'texts', 'items.parquet', 'memory.json', 'memory.json.tmp')
+MEMORY_FILES = ('notes', 'evolution', 'texts', 'items.parquet', 'memory.json', 'memory.json.tmp', CENTROIDS_FILE)
 
 @patch
 def checkpoint(self:AtomRec):
-    "Make everything written so far durable: notes, then log, the new text vectors, then `memory.json` (atomic), plus the encoder cache if it has one."
+    "Make everything written so far durable: notes, then log, the new text vectors, then `memory.json` (atomic and fsynced), plus the encoder cache if it has one."
     self.store.flush(); self.log.flush(); self.embedder.save(self.path/'texts')
     if self.items is not None and not self._items_saved:
-        tmp = self.path/'items.parquet.tmp'; self.items.reset_index(drop=True).to_parquet(tmp); tmp.replace(self.path/'items.parquet')
+        tmp = self.path/'items.parquet.tmp'; self.items.reset_index(drop=True).to_parquet(tmp); replace_durably(tmp, self.path/'items.parquet')
         self._items_saved = True
     state = dict(table_version=self.store.version, log_parts=[p.name for p in self.log.parts()], notes=len(self.store),
                  stats=dict(self.stats))
     state.update(self._checkpoint_state())
+    if self._seed_index is not None: self._seed_index.save(self.path)   # its centroids, once
     if getattr(self, 'checkpoint_extra', None): state['extra'] = self.checkpoint_extra   # a caller's own state (the service's last applied event), durable with the notes
     write_json(dict(format=1, config=self.cfg.to_dict(), embed=self.embedder.mode, encoder=self.enc.name, dim=self.enc.dim,
                     checkpoint=state, saved=time.time()), self.path/'memory.json')
@@ -242,7 +249,7 @@ def add_items(self:AtomRec, ids, # item ids to give an item note (existing ones 
     if self.items is None: raise AtomRecError("call set_items(items) (or pass items=) before adding item notes")
     todo = [str(i) for i in dict.fromkeys(ids) if self.item_note_id(str(i)) not in self.store]
     missing = [i for i in todo if i not in self.items.index]
-    if missing: raise AtomRecError(f"{len(missing)} item ids are not in the item table (e.g. {missing[:3]})")
+    if missing: raise AtomRecError(f"{len(missing)} item ids are not in the item table (e.g. {quote(missing[:3])})")
     for s in tqdm(range(0, len(todo), batch), desc='item notes', disable=not self.progress or len(todo) < batch, leave=False):
         notes = [AtomicNote(self.item_note_id(i), 'item', i, str(self.items.at[i, 'text']), 0.0, item_id=i) for i in todo[s:s + batch]]
         self.mem.construct(notes, {}, {})
@@ -337,7 +344,8 @@ def _commit(self:AtomRec, note, nbrs, r:Trace):
     "Link the note to its neighbours, store it, and evolve the neighbours it links to or is close to."
     user, item = r.user, r.item
     note.links = self._links(note, nbrs)
-    self.store.add(note); self._seq[user] += 1; self._trans = None
+    self.store.add(note); self._seq[user] += 1
+    if self._trans is not None: self._trans_new.append(note)   # `transitions` counts it when next read
     self._item_user_notes[item].append(note.id); self._user_items[user].add(item)
     self.stats['user_notes'] += 1; self.stats['links'] += len(note.links)
     if self.cfg.evolve:

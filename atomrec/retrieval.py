@@ -8,6 +8,8 @@ from collections import Counter
 from dataclasses import dataclass
 import numpy as np, pandas as pd
 from fastcore.basics import patch
+from .core import AtomRecError
+from .index import SeedIndex, load_centroids
 from .agents import Evidence, EvidencePath
 from .memory import AtomRec
 from . import signals   # NEXT_WINDOW, RECENCY (read at call time: `signals` may still be loading when this module is)
@@ -43,13 +45,47 @@ def query_text(self:AtomRec, user:str, # the user
     if recent and recent[-1].context: parts.append(recent[-1].context)
     return '\n'.join(parts) or 'anything'
 
+# %% ../nbs/library/06_retrieval.ipynb #9b3d4e5e
+@patch
+def query_vector(self:AtomRec, user:str, # the user
+                 instruction:str|None=None, # the user's request, if any
+                 rvec:np.ndarray|None=None, # the request's own vector (encoded here if None and there is a request)
+                 query:str|None=None, # `query_text(user, instruction)` if the caller has it already
+                )->np.ndarray:
+    "The retrieval query's vector: composed from the recent notes' stored vectors and the request's vector, or `query_text` encoded (`cfg.query`)."
+    if self.cfg.query not in ('composed', 'text'): raise AtomRecError(f"config query={self.cfg.query!r}: use 'composed' or 'text'")
+    recent = self.store.notes_of(user, kind='user')[-self.cfg.recent:]
+    if self.cfg.query == 'text' or not (recent or instruction): return self.enc.encode_queries([query or self.query_text(user, instruction)])[0]
+    parts = []
+    if recent:
+        h = self.store.vectors([n.id for n in recent]).mean(0); parts.append(h / (np.linalg.norm(h) or 1.0))
+    if instruction: parts.append(rvec if rvec is not None else self.enc.encode_queries([instruction])[0])
+    q = np.sum(parts, 0)
+    return (q / (np.linalg.norm(q) or 1.0)).astype(np.float32)
+
 # %% ../nbs/library/06_retrieval.ipynb #f778a5fa
+@patch
+def seed_index(self:AtomRec)->SeedIndex|None:
+    "The IVF index of a memory of at least `cfg.ivf_min` notes, in sync with every write (None for a smaller memory)."
+    if len(self.store) < self.cfg.ivf_min: return None
+    if self._seed_index is None or self._seed_index.store is not self.store:
+        self._seed_index = SeedIndex(self.store, centroids=load_centroids(self.path))
+    return self._seed_index.sync()
+
+@patch
+def seed_search(self:AtomRec, qvec:np.ndarray, # the query's vector
+                k:int, # seeds wanted
+               )->list[tuple[str,float]]:
+    "Top-k notes for the query over the whole memory: exact below `cfg.ivf_min` notes, from the `SeedIndex` above."
+    ix = self.seed_index()
+    return ix.search(qvec, k) if ix is not None else self.store.search(qvec, k)
+
 @patch
 def retrieve(self:AtomRec, user:str, # the user
              qvec:np.ndarray, # the query's vector
             )->tuple[list, dict]:
     "Top-k_ret seeds and the subgraph (id -> note) reached within `hops` along links."
-    seeds = self.store.search(qvec, self.cfg.k_ret)
+    seeds = self.seed_search(qvec, self.cfg.k_ret)
     own = self.store.notes_of(user, kind='user')[-self.cfg.recent:]
     for n in own:                                   # the user's recent notes are always reachable seeds
         if n.id not in dict(seeds): seeds.append((n.id, float(n.embedding @ qvec)))
@@ -85,8 +121,8 @@ def recommend(self:AtomRec, user:str, # the user
     "Rank `candidates` for `user` from memory; returns ranking, scores and the evidence paths per candidate."
     candidates = [str(c) for c in candidates]
     query = self.query_text(user, instruction)
-    if qvec is None: qvec = self.enc.encode_queries([query])[0]
     if rvec is None and instruction: rvec = self.enc.encode_queries([instruction])[0]
+    if qvec is None: qvec = self.query_vector(user, instruction, rvec, query)
     ev, sub, feats = self._evidence(user, candidates, qvec, query, rvec)
     context = dict(matrix=feats, user_notes=self.store.notes_of(user, kind='user')[-self.cfg.recent * 2:], subgraph=sub,
                candidate_notes={c: self.store.get(self.item_note_id(c)) for c in candidates})
@@ -101,9 +137,10 @@ def recommend_many(self:AtomRec, cases:pd.DataFrame, # user_id, candidates, opti
     "Recommend for a batch of cases (user_id, candidates, instruction), encoding the queries in one batch."
     instr = cases['instruction'] if 'instruction' in cases else [None] * len(cases)
     texts = [self.query_text(str(u), i) for u, i in zip(cases.user_id, instr)]
-    Q = self.enc.encode_queries(texts)   # each alone: the same bits `recommend` computes
     reqs = [i if isinstance(i, str) and i else None for i in instr]
     RQ = dict(zip(todo := sorted({r for r in reqs if r}), self.enc.encode_queries(todo))) if any(reqs) else {}
+    if self.cfg.query == 'text': Q = self.enc.encode_queries(texts)   # each alone: the same bits `recommend` computes
+    else: Q = [self.query_vector(str(u), r, RQ.get(r)) for u, r in zip(cases.user_id, reqs)]
     out = []
     for q, t, u, c, i, r in zip(Q, texts, cases.user_id, cases.candidates, instr, reqs):
         if return_features: out.append(self._evidence(str(u), [str(x) for x in c], q, t, RQ.get(r))[2])
@@ -131,6 +168,7 @@ def explain(self:AtomRec, user:str, # the user
                 if it in cset and w > nxt.get(it, (0.0,))[0]:
                     nxt[it] = (w, EvidencePath([mine.id, a, b], ['same item', f'then, {s} note{"s" if s > 1 else ""} later'], w))
     own_vecs = self.store.vectors([n.id for n in own]) if own else None
+    walks = self._walk_witnesses(user, candidates, own)
     out = {}
     for c in candidates:
         cid = self.item_note_id(c); about = {cid, *self._item_user_notes.get(c, [])}
@@ -140,7 +178,7 @@ def explain(self:AtomRec, user:str, # the user
             hit = next(((j, rel) for j, rel in self.store.get(nid).links if j in own_ids), None)
             if hit: ps.append((EvidencePath([hit[0], nid], [hit[1] or 'linked'], 1.0), 'linked')); break
         if c in nxt: ps.append((nxt[c][1], 'next'))
-        if (w := self._walk_witness(user, c, own) or self._long_walk_witness(user, c, own)) is not None: ps.append((w, 'walk'))
+        if (w := walks.get(c) or self._long_walk_witness(user, c, own)) is not None: ps.append((w, 'walk'))
         if own_vecs is not None and cid in self.store:
             sims = own_vecs @ self.store.vectors([cid])[0]; j = int(np.argmax(sims))
             ps.append((EvidencePath([own[j].id, cid], [f'similar content (cosine {sims[j]:.2f})'], float(sims[j])), 'similar'))

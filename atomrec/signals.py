@@ -22,24 +22,33 @@ RECENCY = 0.8     # weight of the user's k-th most recent item in the sequential
 
 @patch
 def sequences(self:AtomRec)->dict:
-    "User -> ids of their user notes in time order (computed on first use, dropped whenever a note is written)."
-    if self._trans is None: self.transitions()
+    "User -> ids of their user notes in time order (kept up to date with `transitions`)."
+    self.transitions()
     return self._seqs
+
+@patch
+def _follow(self:AtomRec, note)->bool:
+    "Append `note` to its user's sequence and count the pairs it ends; False (nothing changed) if it is not the user's latest."
+    seq = self._seqs.setdefault(note.owner, [])
+    if seq and self.store.get(seq[-1]).timestamp > note.timestamp: return False
+    before = [self.store.get(i).item_id for i in seq[-NEXT_WINDOW:]][::-1]   # one step back first
+    seq.append(note.id); self._item_owners[note.item_id].add(note.owner)
+    for s, a in enumerate(before, 1):
+        c = self._steps[a, note.item_id]; c[s - 1] += 1
+        self._trans[a][note.item_id] = sum(k / (j + 1) for j, k in enumerate(c))
+    return True
 
 @patch
 def transitions(self:AtomRec)->dict:
     "Item -> {item that followed it: weight}, over every user's notes in time order (each later note within `NEXT_WINDOW` steps, 1/steps); also item -> owners."
+    if self._trans is not None and self._trans_new:   # notes written since: appended, unless one is out of its user's order
+        new, self._trans_new, self._walk = self._trans_new, [], None
+        if not all(self._follow(n) for n in new): self._trans = None
     if self._trans is None:
-        T, self._seqs, self._item_owners = defaultdict(Counter), {}, defaultdict(set)
+        self._trans, self._steps, self._seqs, self._item_owners = defaultdict(Counter), defaultdict(lambda: [0] * NEXT_WINDOW), {}, defaultdict(set)
+        self._trans_new, self._walk = [], None
         for u in self._user_items:
-            notes = self.store.notes_of(u, kind='user')
-            self._seqs[u] = [n.id for n in notes]
-            items = [n.item_id for n in notes]
-            for i in items: self._item_owners[i].add(u)
-            for p, a in enumerate(items):
-                for s, b in enumerate(items[p + 1:p + 1 + NEXT_WINDOW], 1): T[a][b] += 1 / s
-        self._trans = T
-        self._walk = None
+            for n in self.store.notes_of(u, kind='user'): self._follow(n)
     return self._trans
 
 # %% ../nbs/library/07_signals.ipynb #727e49f0
@@ -106,21 +115,36 @@ def _note_of(self:AtomRec, reader:str, item:str)->str:
     return next((n for n in self._item_user_notes[item] if n in in_seq))
 
 @patch
-def _walk_witness(self:AtomRec, user:str, c:str, own:list)->EvidencePath|None:
-    "The strongest single walk to `c`: the user's note on h → a reader's note on h → that reader's note on `c` (weight 1/(readers(h) · the reader's items))."
+def _walk_witnesses(self:AtomRec, user:str, candidates:list, own:list)->dict:
+    "Candidate -> the strongest single walk to it: the user's note on h → a reader's note on h → that reader's note on the candidate (weight 1/(readers(h) · the reader's items)); candidates without one are left out."
     W = self.walk_index()
     mine = {W.col[n.item_id]: n.id for n in own if n.item_id in W.col}
-    if c not in W.col or not mine: return None
-    hs = np.array(sorted(mine)); vs = W.by_item[:, [W.col[c]]].indices
-    vs = vs[vs != W.row.get(user, -1)]
-    S = W.by_user[vs][:, hs].tocoo()
-    if not S.nnz: return None
-    w = 1.0 / (W.readers[hs][S.col] * W.length[vs][S.row]); j = int(np.argmax(w))
-    v, h = W.users[vs[S.row[j]]], W.items[hs[S.col[j]]]
+    if not mine: return {}
+    hs = np.array(sorted(mine)); Xh = W.by_user[:, hs]; rh = W.readers[hs]   # every reader's notes among the user's items, row by row
+    C, me, out = W.by_item, W.row.get(user, -1), {}
+    for c in candidates:
+        if c not in W.col: continue
+        j = W.col[c]; vs = C.indices[C.indptr[j]:C.indptr[j + 1]]; vs = vs[vs != me]   # the candidate's readers but the user
+        starts, counts = Xh.indptr[vs], Xh.indptr[vs + 1] - Xh.indptr[vs]
+        if not counts.sum(): continue
+        at = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())   # reader by reader, their items in column order
+        rows, cols = np.repeat(np.arange(len(vs)), counts), Xh.indices[at]
+        w = 1.0 / (rh[cols] * W.length[vs][rows]); k = int(np.argmax(w))
+        out[c] = self._witness_path(W.users[vs[rows[k]]], W.items[hs[cols[k]]], c, mine[int(hs[cols[k]])], float(w[k]))
+    return out
+
+@patch
+def _walk_witness(self:AtomRec, user:str, c:str, own:list)->EvidencePath|None:
+    "The strongest single walk to `c` (see `_walk_witnesses`), or None."
+    return self._walk_witnesses(user, [c], own).get(c)
+
+@patch
+def _witness_path(self:AtomRec, v:str, h:str, c:str, mine:str, w:float)->EvidencePath:
+    "The path the user's note `mine` on h → reader `v`'s note on h → `v`'s note on `c`."
     seq = self.sequences()[v]
     theirs = {n.item_id: n.id for n in self.store.get_many(seq)}
     about = lambda i: theirs.get(i) or self._note_of(v, i)   # a coarse memory's summary is about all its items
-    return EvidencePath([mine[W.col[h]], about(h), about(c)], ['same item', 'same reader'], float(w[j]))
+    return EvidencePath([mine, about(h), about(c)], ['same item', 'same reader'], w)
 
 # %% ../nbs/library/07_signals.ipynb #a615819e
 @patch

@@ -5,6 +5,7 @@
 # %% ../nbs/library/02_store.ipynb #8f15653e
 from __future__ import annotations
 import json, time, uuid, shutil, dataclasses
+from bisect import insort
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -184,10 +185,12 @@ class NoteStore:
         self.dim = int(dim)
         self._notes, self._row, self._ids = {}, {}, []
         self._by_owner = defaultdict(list)
+        self._by_time = defaultdict(list)   # owner -> [(timestamp, row, id)] kept sorted: `notes_of` needs no sort
         self._mat, self._kind, self._n = np.zeros((1024, self.dim), np.float32), np.zeros(1024, np.int8), 0
         self._new, self._dirty = {}, {}  # ordered sets: never flushed / flushed but revised
         self._journal, self._watchers = None, 0   # rows whose vector changed, kept while a `BatchSearch` is open
         self._half, self._half_stale = None, []   # bfloat16 copy of the matrix (see `bf16`) and rows changed since it was synced
+        self._row_logs, self.generation = [], 0   # lists collecting every row added or changed (`watch_rows`); +1 whenever rows are renumbered
         if mode == 'open': self._load()
 
     def _load(self):
@@ -238,10 +241,11 @@ def _insert(self:NoteStore, notes:list[AtomicNote], dirty:bool=True):
     self._kind[n0:n0 + m] = [KINDS.index(n.kind) for n in notes]
     for j, n in enumerate(notes):
         self._notes[n.id], self._row[n.id] = n, n0 + j
-        self._ids.append(n.id); self._by_owner[n.owner].append(n.id)
+        self._ids.append(n.id); self._by_owner[n.owner].append(n.id); insort(self._by_time[n.owner], (n.timestamp, n0 + j, n.id))
         if dirty: self._new[n.id] = None
     if self._journal is not None: self._journal.extend(range(n0, n0 + m))
     if self._half is not None: self._half_stale.extend(range(n0, n0 + m))
+    for log in self._row_logs: log.extend(range(n0, n0 + m))
     self._n += m
 
 @patch
@@ -258,12 +262,15 @@ def update(self:NoteStore, notes:AtomicNote|list[AtomicNote]) -> int:
     U = unit_rows(np.stack([n.embedding for n in notes])) if notes else None
     for n, u in zip(notes, U if notes else []):
         old, r = self._notes[n.id], self._row[n.id]
-        if old.owner != n.owner: self._by_owner[old.owner].remove(n.id); self._by_owner[n.owner].append(n.id)
+        if old.owner != n.owner:
+            self._by_owner[old.owner].remove(n.id); self._by_owner[n.owner].append(n.id)
+            self._by_time[old.owner].remove((old.timestamp, r, n.id)); insort(self._by_time[n.owner], (n.timestamp, r, n.id))
         self._mat[r], self._kind[r] = u, KINDS.index(n.kind)
         self._notes[n.id] = n
         if n.id not in self._new: self._dirty[n.id] = None
         if self._journal is not None: self._journal.append(r)
         if self._half is not None: self._half_stale.append(r)
+        for log in self._row_logs: log.append(r)
     return len(notes)
 
 # %% ../nbs/library/02_store.ipynb #83fdd9a0
@@ -282,12 +289,16 @@ def ids(self:NoteStore, kind:str|None=None) -> list[str]:
 @patch
 def notes_of(self:NoteStore, owner:str, kind:str|None=None) -> list[AtomicNote]:
     "Notes of `owner`, oldest first (ties in insertion order)."
-    ns = [self._notes[i] for i in self._by_owner.get(owner, ())]
-    return sorted([n for n in ns if kind is None or n.kind == kind], key=lambda n: n.timestamp)
+    ns = [self._notes[i] for _, _, i in self._by_time.get(owner, ())]
+    return ns if kind is None else [n for n in ns if n.kind == kind]
 @patch
 def vectors(self:NoteStore, ids) -> np.ndarray:
     "The normalised vectors of `ids`, (len(ids), dim)."
     return self._mat[[self._row[i] for i in ids]]
+@patch
+def watch_rows(self:NoteStore)->list:
+    "A list that collects the row of every note added or changed from now on (an index kept in sync with the matrix empties it as it catches up)."
+    log = []; self._row_logs.append(log); return log
 @patch
 def bf16(self:NoteStore):
     "The normalised matrix in bfloat16 (a torch tensor, one row per note), synced with every row changed since the last call."
@@ -419,8 +430,9 @@ def restore(self:NoteStore, version:int) -> None:
     "Make `version` of the table the latest again and reload the working set from it (a checkpoint's state)."
     if version != self.table.version:
         self.table.checkout(version); self.table.restore()
-    self._notes, self._row, self._ids, self._by_owner, self._n = {}, {}, [], defaultdict(list), 0
+    self._notes, self._row, self._ids, self._by_owner, self._by_time, self._n = {}, {}, [], defaultdict(list), defaultdict(list), 0
     self._new, self._dirty, self._half = {}, {}, None
+    self.generation += 1
     self._load()
 
 @patch

@@ -62,7 +62,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--run', default='/tmp/serve_bench/run', help='a finished `atomrec run atomrec` folder')
     ap.add_argument('--bench', default='/tmp/serve_bench/bench', help='its benchmark folder')
-    ap.add_argument('--out', default='bench/results/serve_load-ml-100k.md', help='markdown report to write')
+    ap.add_argument('--out', default=None, help='markdown report to write (default bench/results/serve_load-DATA.md)')
     ap.add_argument('--requests', type=int, default=100, help='recommendations per measurement (one client)')
     ap.add_argument('--events', type=int, default=1000, help='events in the sustained-ingest measurement')
     ap.add_argument('--others', type=int, default=0, help='other jobs sharing the cores while this runs (written in the report)')
@@ -73,6 +73,7 @@ def main():
     if not (bench_dir/'manifest.json').exists(): prepare('ml-100k', bench_dir)
     if not (run_dir/'metrics.json').exists(): run('atomrec', bench_dir, run_dir, progress=False)
     bench = Bench(bench_dir)
+    a.out = a.out or f'bench/results/serve_load-{bench.name}.md'
     cs = bench.cases('test')
     cases = [dict(user=str(u), candidates=[str(x) for x in c], request=i) for u, c, i in zip(cs.user_id, cs.candidates, cs.instruction)]
     work = Path(tempfile.mkdtemp(prefix='serve_load-'))
@@ -151,7 +152,7 @@ def main():
             ('restart to serving (after SIGTERM)', f"{out['restart_s']:.1f} s", f"{out['restart_s'] * 1000 / f:.0f}x", '≤ 5 s'),
             ('restart to a first recommendation answered', f"{out['restart_rec_s']:.1f} s", f"{out['restart_rec_s'] * 1000 / f:.0f}x", ''),
             ('restart to serving (after kill -9, 200 events to replay)', f"{out['restart_kill_s']:.1f} s", f"{out['restart_kill_s'] * 1000 / f:.0f}x", '≤ 5 s')]
-    md = [f"# `atomrec serve` under load: ml-100k ({out['notes']} notes), rule agents, the run's LightGBM ranker\n",
+    md = [f"# `atomrec serve` under load: {bench.name} ({out['notes']} notes, requests: {bench.manifest['instructions']}), rule agents, the run's LightGBM ranker\n",
           f"Floor (same run): one query encoding + one exact top-15 search over the {out['notes']} notes = **{f:.1f} ms** (median of 50).",
           f"Machine: 2 cores, shared with {a.others} other jobs while this ran: read every figure as an upper bound.",
           f"Command: `python bench/serve_load.py --run {a.run} --bench {a.bench}`\n",

