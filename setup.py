@@ -26,6 +26,8 @@ lic = licenses.get(cfg['license'].lower(), (cfg['license'], None))
 dev_requirements = shlex.split(cfg.get('dev_requirements', ''))
 # the embedded local LLM server compiles llama.cpp from source (~10 min): optional
 llm_requirements = ['llama-cpp-python[server]']
+# a study's runs as Ray tasks on a cluster (`atomrec experiments --ray`): optional
+ray_requirements = ['ray[default,data]==2.60.0']
 
 setuptools.setup(
     name = cfg['lib_name'],
@@ -39,7 +41,7 @@ setuptools.setup(
     packages = setuptools.find_packages(),
     include_package_data = True,
     install_requires = requirements,
-    extras_require={ 'dev': dev_requirements, 'llm': llm_requirements },
+    extras_require={ 'dev': dev_requirements, 'llm': llm_requirements, 'ray': ray_requirements },
     dependency_links = cfg.get('dep_links','').split(),
     python_requires  = '>=' + cfg['min_python'],
     long_description = open('README.md', encoding='utf-8').read(),

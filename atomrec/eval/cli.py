@@ -171,9 +171,16 @@ def cmd_experiments(a:argparse.Namespace, # the parsed `atomrec experiments` opt
     t0 = time.time()
     st = STUDIES[a.study]
     opts = {m: ({**o, 'llm': {**o['llm'], 'n_threads': a.llm_threads}} if a.llm_threads and 'llm' in o else o) for m, o in (st.get('opts') or {}).items()}
-    grid = run_grid(Path(a.out)/st.get('out', '.'), datasets=a.datasets or st['datasets'], instructions=a.instructions or st['instructions'],
-                    methods=a.methods or st['methods'], users=st.get('users', 1000) if a.users is None else a.users, seed=a.seed,
-                    opts=opts, progress=not a.quiet)
+    study = dict(datasets=a.datasets or st['datasets'], instructions=a.instructions or st['instructions'], methods=a.methods or st['methods'],
+                 users=st.get('users', 1000) if a.users is None else a.users, seed=a.seed, opts=opts, progress=not a.quiet)
+    if a.ray is None:
+        given = [f for f, v in (('--ray-cpus', a.ray_cpus), ('--ray-run-cpus', a.ray_run_cpus), ('--shards', a.shards), ('--ray-encode', a.ray_encode)) if v]
+        if given: raise AtomRecError(f"{', '.join(given)}: only with --ray")
+        grid = run_grid(Path(a.out)/st.get('out', '.'), **study)
+    else:   # Ray is imported here only, and only when asked for
+        from atomrec.studies.cluster import ray_grid
+        grid = ray_grid(Path(a.out)/st.get('out', '.'), **study, address=a.ray or None, cpus=a.ray_cpus, run_cpus=a.ray_run_cpus or 1,
+                        shards=a.shards or 1, encode=a.ray_encode)
     replays = replay_grid(grid, opts, progress=not a.quiet) if st.get('replay') else None
     if a.study != 'main':
         from atomrec.studies.analyses import study_report
@@ -201,6 +208,11 @@ def experiments_parser(sub, # the `atomrec` parser's sub-parsers
     s.add_argument('--methods', nargs='+', help="methods to run (default: the study's; for main every baseline, the references and atomrec)")
     s.add_argument('--users', type=int, help="evaluation users per dataset (0: all; default: the study's, 1000 but for cost)"); s.add_argument('--seed', type=int, default=0, help='benchmark and method seed')
     s.add_argument('--llm-threads', type=int, help="CPU threads of each local LLM server the study starts (default 2; 1 when two studies share two cores)")
+    s.add_argument('--ray', nargs='?', const='', metavar='ADDRESS', help="run the study's runs as Ray tasks (pip install atomrec[ray]) on the cluster at ADDRESS ('auto', HOST:PORT, ray://HOST:10001), else $RAY_ADDRESS, else a local Ray on this machine; --out must be a path every worker sees")
+    s.add_argument('--ray-cpus', type=int, help="with --ray and no cluster: the CPUs of the local Ray (default: every core)")
+    s.add_argument('--ray-run-cpus', type=float, help="with --ray: CPUs each task asks of Ray (default 1; a run's encoder and LightGBM use 2 threads each)")
+    s.add_argument('--shards', type=int, help="with --ray: rank each AtomRec run's cases in this many tasks, merged into the run's files (default 1)")
+    s.add_argument('--ray-encode', action='store_true', help="with --ray: encode each dataset's item and note texts as a Ray Data job before the memory builds")
     s.add_argument('--quiet', action='store_true', help='no progress bars'); s.set_defaults(fn=cmd_experiments)
 
 

@@ -236,7 +236,8 @@ def _fit_shared(self:AtomRecMethod, bench, tune, mem, rec, t0):
     if self.memory_from: self._start_from(self.memory_from, key)
     ar = self._open(bench, self.run_dir/'memory-test', full, cases, mem, rec, key)
     ar.observe_many(before, resume=self._resumable)
-    if self._resumable: shutil.copyfile(ar.path/'memory.json', self.run_dir/'memory-before.json')   # the pre-target state, for `memory_from`
+    if self._resumable and len(ar.store.ids('user')) == len(before):   # the pre-target state, for `memory_from` (a run resumed past it keeps the one it took)
+        shutil.copyfile(ar.path/'memory.json', self.run_dir/'memory-before.json')
     if tune:
         ar.rec = RuleRecAgent()
         self._tune(bench, ar); self._stats(ar, 'valid')
@@ -268,6 +269,21 @@ def info(self:AtomRecMethod):
                 **({'ranker_model': {k: self.ranker_info[k] for k in ('model', 'rounds', 'cases', 'importance_gain') if k in self.ranker_info}}
                    if self.ranker_info else {}))
 
+# %% ../../nbs/eval/24_method.ipynb #cf878704
+@patch
+def load(self:AtomRecMethod, bench, split, run_dir, shard_dir):
+    self.run_dir, self._bench = Path(run_dir), bench
+    src = self.run_dir/f'memory-{split}'
+    if not (src/'memory.json').exists() or (self.cfg.agent == 'rule' and (self.weights is None or self.ranker == 'lgbm') and not self._fitted()):
+        raise DataError("not a fitted AtomRec run (no memory or no rank agent)", self.run_dir, fix="fit it first (`fit_run`)")
+    self.enc = Encoder(self.cfg.encoder, cache_path=embedding_cache_dir())
+    mem, rec = self._agents(shard_dir)
+    self._copy = tempfile.TemporaryDirectory(prefix='atomrec-shard-')
+    shutil.copytree(src, Path(self._copy.name)/'memory', ignore=shutil.ignore_patterns('.lock'))
+    self.ar = AtomRec.open(Path(self._copy.name)/'memory', items=bench.items, encoder=self.enc, memory_agent=mem, rec_agent=rec,
+                           progress=self.progress, batch=self.batch, config=self.cfg)
+    return self
+
 # %% ../../nbs/eval/24_method.ipynb #4a90594f
 @patch
 def run_stats(self:AtomRecMethod):
@@ -283,8 +299,9 @@ def run_stats(self:AtomRecMethod):
 # %% ../../nbs/eval/24_method.ipynb #9213d6a9
 @patch
 def close(self:AtomRecMethod):
-    "Flush the memory and release the agents (an LLM session saves its ledger and stops a local server)."
+    "Flush the memory and release the agents (an LLM session saves its ledger and stops a local server); a shard's copy of the memory goes."
     if self.ar:
         self.ar.close()
         for a in {id(x): x for x in (self.ar.mem, self.ar.rec)}.values():
             if hasattr(a, 'close'): a.close()
+    if getattr(self, '_copy', None) is not None: self._copy.cleanup(); self._copy = None

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/eval/23_runner.ipynb #4949bdfd
 from __future__ import annotations
-import json, time, shutil, importlib, platform
+import json, time, shutil, importlib, platform, sqlite3
 from pathlib import Path
 import numpy as np, pandas as pd
 from tqdm.auto import tqdm
@@ -14,7 +14,8 @@ from .metrics import evaluate, KS, ordered, evidence_share
 
 # %% auto #0
 __all__ = ['METHODS', 'METHOD_HELP', 'Method', 'RandomMethod', 'PopMethod', 'tuning_cases', 'get_method', 'llm_outcomes', 'run',
-           'load_runs', 'markdown_table', 'report']
+           'load_runs', 'markdown_table', 'report', 'shard_cases', 'shard_dir', 'fit_run', 'rank_shard', 'merged_llm',
+           'merge_cache', 'finish_run']
 
 # %% ../../nbs/eval/23_runner.ipynb #f6bad20c
 class Method:
@@ -34,6 +35,12 @@ class Method:
     def info(self)->dict:
         "Options and facts recorded with the run."
         return dict(self.opts, seed=self.seed)
+    def load(self, bench:Bench, # the benchmark
+             split:str, # the split `fit` was run for
+             run_dir:Path, # the run folder `fit` wrote its state to
+             shard_dir:Path): # this shard's own folder (for what it writes: an LLM ledger, a cache)
+        "Get ready to `rank` in another process from the state `fit` left in `run_dir`, writing nothing there (a shard of a run, `rank_shard`)."
+        raise AtomRecError(f"{self.name} ranks in one process only: it cannot read a fitted run from another process (no `load`)")
     def close(self): pass
 
 # %% ../../nbs/eval/23_runner.ipynb #217aed60
@@ -148,11 +155,55 @@ def run(method, # a method name or a `Method`
                 if x.name != '.lock': shutil.rmtree(x) if x.is_dir() else x.unlink()
         return _run(method, bench, out, split, chunk, progress, **opts)
 
+def _method(method, progress:bool, **opts)->Method:
+    "The method to run: built from its name and options, or the one given; quiet runs are quiet all the way down."
+    m = get_method(method, **opts) if isinstance(method, str) else method
+    if hasattr(m, 'progress'): m.progress = m.progress and progress
+    return m
+
+def _record(m:Method)->dict:
+    "What `metrics.json` states about the method itself: name, backend, seed, options and its own statistics."
+    extra = getattr(m, 'run_stats', None)
+    return dict(method=m.name, backend=m.backend, seed=m.seed, options=m.info(), **({'stats': extra()} if callable(extra) else {}))
+
+def _rank_parts(m:Method, todo:pd.DataFrame, parts:Path, chunk:int, bar):
+    "Rank `todo` in chunks of `chunk` cases, each written whole (or not at all) as the next part under `parts`."
+    k = len(list(parts.glob('part-*.parquet')))
+    for s in range(0, len(todo), chunk):
+        batch = todo.iloc[s:s + chunk]
+        res = m.rank(batch)
+        if len(res) != len(batch): raise AtomRecError(f"{m.name}.rank returned {len(res)} results for {len(batch)} cases")
+        df = ordered(pd.DataFrame({'user_id': batch.user_id.values, 'ranking': [r.get('ranking') for r in res],
+                                   'scores': [r.get('scores') for r in res]}), m.seed)   # ties broken once, here
+        df['evidence'] = [json.dumps(r['evidence'], default=str) if r.get('evidence') is not None else None for r in res]
+        tmp = parts/f'.part-{k:05d}.tmp'; df.to_parquet(tmp, index=False); tmp.replace(parts/f'part-{k:05d}.parquet'); k += 1
+        bar.update(len(batch))
+
+def _write_results(out:Path, bench:Bench, cases:pd.DataFrame, split:str, rec:dict, t_fit:float, t_rank:float, resumed:int)->dict:
+    "How every run ends: the parts as predictions.parquet, the per-user metrics, and metrics.json (`rec` from `_record`)."
+    parts = out/'parts'
+    preds = pd.concat([pd.read_parquet(p) for p in sorted(parts.glob('part-*.parquet'))], ignore_index=True)
+    preds = preds.drop_duplicates('user_id', keep='first')
+    preds.to_parquet(out/'predictions.parquet', index=False)
+    summary, pu = evaluate(preds, cases, seed=rec['seed'])
+    pu.to_parquet(out/'per_user.parquet', index=False)
+    share = evidence_share(preds)
+    man = bench.manifest
+    info = dict(method=rec['method'], backend=rec['backend'], data=bench.name, bench=str(bench.path), split=split,
+                instructions=man['instructions'], instructions_generated=man.get('instructions_generated', True),
+                users=len(cases), seed=rec['seed'], bench_seed=man['seed'], options=rec['options'],
+                fit_seconds=round(t_fit, 3), rank_seconds=round(t_rank, 3), resumed_users=resumed,
+                machine=dict(cpus=__import__('os').cpu_count(), python=platform.python_version()), metrics=summary,
+                **({'evidence': share} if share else {}))
+    if 'stats' in rec: info['stats'] = rec['stats']
+    if isinstance(info.get('stats', {}).get('llm'), dict): info.update(llm_outcomes(info['stats']['llm']))
+    write_json(info, out/'metrics.json')
+    return info
+
 def _run(method, bench, out:Path, split, chunk, progress, **opts)->dict:
     "The body of `run`, inside the folder's lock."
     bench = bench if isinstance(bench, Bench) else Bench(bench)
-    m = get_method(method, **opts) if isinstance(method, str) else method
-    if hasattr(m, 'progress'): m.progress = m.progress and progress   # quiet runs are quiet all the way down
+    m = _method(method, progress, **opts)
     parts = out/'parts'; parts.mkdir(exist_ok=True)
     cases = bench.cases(split)
     done = _done_users(parts)
@@ -161,35 +212,11 @@ def _run(method, bench, out:Path, split, chunk, progress, **opts)->dict:
         return read_json(out/'metrics.json')                             # finished: read, not redone
     try:  # closed however the run ends (an LLM method saves its ledger and stops its server)
         t0 = time.time(); m.fit(bench, split, out); t_fit = time.time() - t0
-        t1 = time.time(); k = len(list(parts.glob('part-*.parquet')))
+        t1 = time.time()
         with tqdm(total=len(cases), initial=len(cases) - len(todo), desc=f"{m.name} {bench.name}/{split}", disable=not progress, leave=False) as bar:
-            for s in range(0, len(todo), chunk):
-                batch = todo.iloc[s:s + chunk]
-                res = m.rank(batch)
-                if len(res) != len(batch): raise AtomRecError(f"{m.name}.rank returned {len(res)} results for {len(batch)} cases")
-                df = ordered(pd.DataFrame({'user_id': batch.user_id.values, 'ranking': [r.get('ranking') for r in res],
-                                           'scores': [r.get('scores') for r in res]}), m.seed)   # ties broken once, here
-                df['evidence'] = [json.dumps(r['evidence'], default=str) if r.get('evidence') is not None else None for r in res]
-                tmp = parts/f'.part-{k:05d}.tmp'; df.to_parquet(tmp, index=False); tmp.replace(parts/f'part-{k:05d}.parquet'); k += 1
-                bar.update(len(batch))
+            _rank_parts(m, todo, parts, chunk, bar)
         t_rank = time.time() - t1
-        preds = pd.concat([pd.read_parquet(p) for p in sorted(parts.glob('part-*.parquet'))], ignore_index=True)
-        preds = preds.drop_duplicates('user_id', keep='first')
-        preds.to_parquet(out/'predictions.parquet', index=False)
-        summary, pu = evaluate(preds, cases, seed=m.seed)
-        pu.to_parquet(out/'per_user.parquet', index=False)
-        share = evidence_share(preds)
-        man = bench.manifest
-        info = dict(method=m.name, backend=m.backend, data=bench.name, bench=str(bench.path), split=split,
-                    instructions=man['instructions'], instructions_generated=man.get('instructions_generated', True),
-                    users=len(cases), seed=m.seed, bench_seed=man['seed'], options=m.info(),
-                    fit_seconds=round(t_fit, 3), rank_seconds=round(t_rank, 3), resumed_users=len(done),
-                    machine=dict(cpus=__import__('os').cpu_count(), python=platform.python_version()), metrics=summary,
-                    **({'evidence': share} if share else {}))
-        extra = getattr(m, 'run_stats', None)
-        if callable(extra): info['stats'] = extra()
-        if isinstance(info.get('stats', {}).get('llm'), dict): info.update(llm_outcomes(info['stats']['llm']))
-        write_json(info, out/'metrics.json')
+        info = _write_results(out, bench, cases, split, _record(m), t_fit, t_rank, len(done))
     finally: m.close()
     return info
 
@@ -241,3 +268,118 @@ def report(runs, # run folders
     tail = '\n\nRequests and their leak audit, per benchmark:\n' + '\n'.join(audits) + '\n'
     if fmt == 'markdown': return markdown_table(t) + tail
     return t.to_string(index=False) + tail
+
+# %% ../../nbs/eval/23_runner.ipynb #d0a55bbf
+def shard_cases(cases:pd.DataFrame, # a split's cases, in their order
+                shard:int, # which slice, from 0
+                shards:int, # how many slices
+               )->pd.DataFrame:
+    "The `shard`-th of `shards` contiguous slices of `cases`, in their order (sizes differ by at most one)."
+    if not 0 <= shard < shards: raise AtomRecError(f"shard {shard} of {shards}: a shard is 0 to {shards - 1}")
+    n = len(cases)
+    return cases.iloc[n * shard // shards:n * (shard + 1) // shards]
+
+def shard_dir(out, # the run folder
+              shard:int, # which slice
+              shards:int, # how many slices
+             )->Path:
+    "Where a shard of a run writes: RUN/shards/I-of-N."
+    return Path(out)/'shards'/f'{shard}-of-{shards}'
+
+def fit_run(method, # a method name or a `Method`
+            bench, # benchmark folder or `Bench`
+            out, # run folder
+            split:str='test', # 'test' or 'valid'
+            progress:bool=True, # show progress bars
+            **opts)->dict:
+    "Step 1 of a sharded run: fit the method in its run folder (one writer) and record what `metrics.json` will state about it in `RUN/fit.json`."
+    out = Path(out)
+    with FolderLock(out, 'run folder'):
+        if (out/'fit.json').exists(): return read_json(out/'fit.json')
+        bench = bench if isinstance(bench, Bench) else Bench(bench)
+        m = _method(method, progress, **opts)
+        try:
+            t0 = time.time(); m.fit(bench, split, out)
+            rec = dict(_record(m), fit_seconds=round(time.time() - t0, 3))
+        finally: m.close()
+        write_json(rec, out/'fit.json')
+        return rec
+
+def rank_shard(method, # a method name or a `Method` (one with `load`)
+               bench, # benchmark folder or `Bench`
+               out, # run folder, fitted by `fit_run`
+               shard:int, # which slice of the cases
+               shards:int, # how many slices
+               split:str='test', # 'test' or 'valid'
+               chunk:int=100, # cases per checkpoint
+               progress:bool=True, # show a progress bar
+               **opts)->dict:
+    "Step 2 of a sharded run: rank one slice of the cases from the fitted run, into RUN/shards/I-of-N/parts (resumable; one writer per shard)."
+    sd = shard_dir(out, shard, shards)
+    with FolderLock(sd, 'run shard'):
+        if (sd/'shard.json').exists(): return read_json(sd/'shard.json')
+        if not (Path(out)/'fit.json').exists(): raise DataError("not fitted: no fit.json", Path(out), fix="run `fit_run` on it first")
+        bench = bench if isinstance(bench, Bench) else Bench(bench)
+        cases = shard_cases(bench.cases(split), shard, shards)
+        parts = sd/'parts'; parts.mkdir(exist_ok=True)
+        done = _done_users(parts); todo = cases[~cases.user_id.isin(done)]
+        m = _method(method, progress, **opts)
+        try:
+            t1 = time.time(); m.load(bench, split, Path(out), sd)
+            with tqdm(total=len(cases), initial=len(cases) - len(todo), desc=f"{m.name} {bench.name}/{split} {shard + 1}/{shards}", disable=not progress, leave=False) as bar:
+                _rank_parts(m, todo, parts, chunk, bar)
+            rec = dict(users=len(cases), resumed_users=len(done), rank_seconds=round(time.time() - t1, 3), stats=_record(m).get('stats', {}))
+        finally: m.close()
+        write_json(rec, sd/'shard.json')
+        return rec
+
+# %% ../../nbs/eval/23_runner.ipynb #e8b43440
+def merged_llm(ledgers:list[dict], # LLM ledgers as `metrics.json` holds them (`LedgerView.to_dict()`), the fit's first
+              )->dict:
+    "The ledgers of a sharded run's steps as one: each stage's counters summed, and their total."
+    from atomrec.llm.client import Ledger
+    from atomrec.llm.agents import LedgerView
+    led = Ledger()
+    for l in ledgers: led.merge(l.get('stages', {}))
+    view = LedgerView(led, None, ledgers[0].get('model', '')); view.options = ledgers[0].get('options', {})
+    return view.to_dict()
+
+def merge_cache(dst, # the run's response cache (SQLite; made if missing)
+                src, # a shard's response cache
+               )->int:
+    "Copy the answers of LLM response cache `src` into `dst` (an answer `dst` already has is kept); returns how many `dst` holds."
+    from atomrec.llm.client import ResponseCache
+    ResponseCache(dst).close()                 # made, with its table, if missing
+    con = sqlite3.connect(dst, timeout=60, isolation_level=None)
+    try:
+        con.execute('attach database ? as shard', (str(src),))
+        con.execute('insert or ignore into main.responses select * from shard.responses')
+        return con.execute('select count(*) from main.responses').fetchone()[0]
+    finally: con.close()
+
+def finish_run(bench, # benchmark folder or `Bench`
+               out, # run folder, fitted by `fit_run` and ranked by every `rank_shard`
+               shards:int, # how many slices it was ranked in
+               split:str='test', # 'test' or 'valid'
+              )->dict:
+    "Step 3 of a sharded run: the shards' parts become the run's parts in case order, and the run ends as `run` ends it."
+    out = Path(out)
+    with FolderLock(out, 'run folder'):
+        if (out/'metrics.json').exists() and (out/'predictions.parquet').exists(): return read_json(out/'metrics.json')
+        bench = bench if isinstance(bench, Bench) else Bench(bench)
+        sds = [shard_dir(out, i, shards) for i in range(shards)]
+        missing = [str(sd) for sd in sds if not (sd/'shard.json').exists()]
+        if missing or not (out/'fit.json').exists():
+            raise DataError(f"not every step of the sharded run finished (missing: {', '.join(missing) or 'fit.json'})", out, fix="run `fit_run` and every `rank_shard` first")
+        fit, done = read_json(out/'fit.json'), [read_json(sd/'shard.json') for sd in sds]
+        parts = out/'parts'; parts.mkdir(exist_ok=True)
+        for k, p in enumerate(p for sd in sds for p in sorted((sd/'parts').glob('part-*.parquet'))):
+            if not (parts/f'part-{k:05d}.parquet').exists():
+                tmp = parts/f'.part-{k:05d}.tmp'; shutil.copyfile(p, tmp); tmp.replace(parts/f'part-{k:05d}.parquet')
+        for sd in sds:
+            if (sd/'llm_cache.sqlite').exists(): merge_cache(out/'llm_cache.sqlite', sd/'llm_cache.sqlite')
+        stats = dict(fit.get('stats', {}), shards=[dict(users=d['users'], rank_seconds=d['rank_seconds']) for d in done])
+        if isinstance(stats.get('llm'), dict): stats['llm'] = merged_llm([stats['llm']] + [d['stats']['llm'] for d in done if 'llm' in d['stats']])
+        rec = dict(method=fit['method'], backend=fit['backend'], seed=fit['seed'], options=fit['options'], stats=stats)
+        return _write_results(out, bench, bench.cases(split), split, rec, fit['fit_seconds'],
+                              sum(d['rank_seconds'] for d in done), sum(d['resumed_users'] for d in done))

@@ -14,8 +14,9 @@ from ..eval.metrics import paired_bootstrap
 
 # %% auto #0
 __all__ = ['INSTRUCTION_FREE', 'BASELINES', 'ABLATION_METHODS', 'LLM_BASELINES', 'COST_REFERENCES', 'SENSITIVITY', 'STUDIES',
-           'COLS', 'SHORT', 'llm_configured', 'default_methods', 'run_grid', 'sensitivity_methods', 'replay_path',
-           'replay_grid', 'main_table', 'caption', 'to_markdown']
+           'COLS', 'SHORT', 'llm_configured', 'default_methods', 'prepare_benches', 'plan_runs', 'run_options',
+           'run_planned', 'run_grid', 'sensitivity_methods', 'replay_path', 'replay_grid', 'main_table', 'caption',
+           'to_markdown']
 
 # %% ../../nbs/studies/40_experiments.ipynb #ce7f7a20
 INSTRUCTION_FREE = ('random', 'pop', 'itemknn', 'bpr', 'lightgcn', 'sasrec', 'p5')
@@ -47,6 +48,63 @@ def _same_cases(a:Bench, b:Bench)->bool:
     ca, cb = a.cases('test'), b.cases('test')
     return ca.user_id.tolist() == cb.user_id.tolist() and ca.target.tolist() == cb.target.tolist() and ca.candidates.tolist() == cb.candidates.tolist()
 
+def prepare_benches(out, # experiment folder: benches under out/bench
+                    data, # a dataset name or folder
+                    instructions=('intent', 'none'), # request modes, one benchmark each
+                    users:int=1000, # evaluation users per benchmark (0: all)
+                    seed:int=0, # benchmark seed
+                    progress:bool=True, # progress lines
+                   )->dict:
+    "Request mode -> the benchmark folder of `data` in that mode, prepared unless it already was."
+    benches = {}
+    for ins in instructions:
+        b = Path(out)/'bench'/f"{Path(str(data)).name}-{ins}"
+        with FolderLock(b, 'benchmark'):   # never while another study prepares it, or runs a study on it on Ray (`studies.cluster`)
+            if not (b/'manifest.json').exists(): prepare(data, b, users=users, seed=seed, instructions=ins, progress=progress)
+        benches[ins] = b
+    return benches
+
+def plan_runs(out, # experiment folder: runs under out/runs
+              data, # the dataset's name or folder
+              benches:dict, # request mode -> benchmark folder (`prepare_benches`), the first mode first
+              methods, # method names, variants included (`_spec`)
+             )->list[dict]:
+    """The runs of one dataset's grid, in order: one row per (method, request mode) with its run folder, the method and
+    options that run there, and the run whose memory it may start from (`memory_from`). An instruction-free method's
+    rows of every mode name one run folder, that of the first mode, when the cases are identical."""
+    out, name = Path(out), Path(str(data)).name
+    first = next(iter(benches)); rows = []
+    same = {ins: ins == first or _same_cases(Bench(b), Bench(benches[first])) for ins, b in benches.items()}
+    for m in methods:
+        meth, o = _spec(m)
+        src = o.pop('memory_from', None)
+        for ins, b in benches.items():
+            rd = out/'runs'/f"{name}-{first if m in INSTRUCTION_FREE and same[ins] else ins}"/m
+            rows.append(dict(data=name, instructions=ins, method=m, run=rd, bench=b, meth=meth, options=o,
+                             memory_from=rd.parent/src if src else None))
+    return rows
+
+def run_options(r:dict, # a row of `plan_runs`
+                opts:dict|None=None, # per-method options: method name -> options
+               )->dict:
+    """The options a planned run runs with: its own, `memory_from` if the run it names finished (else it builds its own
+    memory: the same predictions), and the grid's options for its method."""
+    o = dict(r['options'])
+    src = r['memory_from']
+    if src and (Path(src)/'memory-before.json').exists() and (Path(src)/'metrics.json').exists(): o['memory_from'] = str(src)
+    return {**o, **(opts or {}).get(r['method'], {})}
+
+def run_planned(r:dict, # a row of `plan_runs`
+                seed:int=0, # method seed
+                opts:dict|None=None, # per-method options: method name -> options
+                progress:bool=True, # progress lines and bars
+               )->dict|None:
+    "Run one planned run (`run_options`) unless it finished (then None)."
+    rd = Path(r['run'])
+    if (rd/'metrics.json').exists(): return None
+    if progress: print(f"[{time.strftime('%H:%M:%S')}] {r['method']} on {r['data']} ({r['instructions']})", flush=True)
+    return run(r['meth'], r['bench'], rd, progress=progress, seed=seed, **run_options(r, opts))
+
 def run_grid(out, # experiment folder: benches under out/bench, runs under out/runs
              datasets=('goodreads', 'scientific', 'ml-100k'), # dataset names or folders
              instructions=('intent', 'none'), # request modes, one benchmark each (the first is the one instruction-free methods run on)
@@ -56,30 +114,12 @@ def run_grid(out, # experiment folder: benches under out/bench, runs under out/r
              opts:dict|None=None, # per-method options: method name -> options
              progress:bool=True, # progress lines and bars
             )->pd.DataFrame:
-    "Prepare and run the grid; returns one row per (dataset, instructions, method) with its run folder."
-    out = Path(out); methods = list(methods or default_methods()); rows = []
+    "Prepare and run the grid, one run after another; returns one row per (dataset, instructions, method) with its run folder."
+    methods = list(methods or default_methods()); rows = []
     for data in datasets:
-        name = Path(str(data)).name
-        benches = {}
-        for ins in instructions:
-            b = out/'bench'/f"{name}-{ins}"
-            if not (b/'manifest.json').exists(): prepare(data, b, users=users, seed=seed, instructions=ins, progress=progress)
-            benches[ins] = Bench(b)
-        first = instructions[0]
-        for m in methods:
-            meth, o = _spec(m)
-            for ins in instructions:
-                shared = m in INSTRUCTION_FREE and ins != first and _same_cases(benches[ins], benches[first])
-                rd = out/'runs'/f"{name}-{first if shared else ins}"/m
-                if not (rd/'metrics.json').exists():
-                    t = time.time()
-                    if progress: print(f"[{time.strftime('%H:%M:%S')}] {m} on {name} ({ins})", flush=True)
-                    oi = dict(o)
-                    if 'memory_from' in oi:   # the sibling run's memory, if it finished (else a build of its own: the same predictions)
-                        src = rd.parent/oi.pop('memory_from')
-                        if (src/'memory-before.json').exists() and (src/'metrics.json').exists(): oi['memory_from'] = str(src)
-                    run(meth, benches[ins], rd, progress=progress, seed=seed, **oi, **(opts or {}).get(m, {}))
-                rows.append(dict(data=name, instructions=ins, method=m, run=str(rd)))
+        for r in plan_runs(out, data, prepare_benches(out, data, instructions, users, seed, progress), methods):
+            run_planned(r, seed, opts, progress)
+            rows.append(dict(data=r['data'], instructions=r['instructions'], method=r['method'], run=str(r['run'])))
     return pd.DataFrame(rows)
 
 # %% ../../nbs/studies/40_experiments.ipynb #2832d5b9
