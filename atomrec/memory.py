@@ -530,7 +530,7 @@ def _restore(self:AtomRec, checkpoint:dict):
     for n in self.store.get_many(self.store.ids('user')):
         self._item_user_notes[n.item_id].append(n.id); self._user_items[n.owner].add(n.item_id); self._seq[n.owner] += 1
 
-# %% ../nbs/library/04_memory.ipynb #60bc0242
+# %% ../nbs/library/04_memory.ipynb #91d8a13b
 class Prepared(NamedTuple):
     "Interactions made ready to write by `AtomRec.prepare`; `AtomRec.commit` writes them."
     batch:WriteBatch|None   # None when nothing is left to write (everything already written, with `resume`)
