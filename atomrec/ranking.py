@@ -5,6 +5,7 @@
 # %% ../nbs/library/08_ranking.ipynb #fda21d54
 from __future__ import annotations
 from pathlib import Path
+from concurrent.futures import Future, ThreadPoolExecutor
 import numpy as np
 from .core import *
 from .agents import RecAgent, Evidence
@@ -137,8 +138,13 @@ def fit_ranker(feats:np.ndarray, # (cases, candidates, features) from the valida
 class LearnedRecAgent(ScoringRecAgent):
     "Scores candidates with a LightGBM ranker fitted on validation cases (see `fit_ranker`)."
     name = 'lgbm'
-    def __init__(self, booster): # a LightGBM booster fitted by `fit_ranker`
-        self.booster = booster
+    def __init__(self, booster): # a LightGBM booster fitted by `fit_ranker` (or a future of one: see `load_soon`)
+        self._booster = booster
+    @property
+    def booster(self):
+        "The LightGBM booster (waits for it if it is still loading)."
+        if isinstance(self._booster, Future): self._booster = self._booster.result()
+        return self._booster
     def score(self, feats:np.ndarray, # (candidates, signals)
              )->np.ndarray:
         "The booster's score of each candidate (the relative columns are added if the model was fitted with them)."
@@ -155,6 +161,15 @@ class LearnedRecAgent(ScoringRecAgent):
         "The agent of a model saved by `save`."
         import lightgbm as lgb
         return cls(lgb.Booster(model_file=str(path)))
+    @classmethod
+    def load_soon(cls, path, # a model file written by `save`
+                 )->LearnedRecAgent:
+        "The agent of a model saved by `save`, read on a thread of its own (importing LightGBM takes over a second); the first score waits for it."
+        with open(path) as f:
+            if f.readline().strip() != 'tree': raise AtomRecError(f"{quote(str(path))} is not a LightGBM model file (its first line is not 'tree'): give the ranker.txt of a run")
+        pool = ThreadPoolExecutor(1, thread_name_prefix='atomrec-ranker')
+        agent = cls(pool.submit(lambda: cls.load(path).booster)); pool.shutdown(wait=False)
+        return agent
 
 # %% ../nbs/library/08_ranking.ipynb #e26e1143
 def fit_rank_agent(feats:np.ndarray, # (cases, candidates, len(FEATURES)) from the validation split

@@ -13,10 +13,12 @@ import numpy as np, httpx
 
 def pct(xs, q): return float(np.percentile(np.asarray(xs) * 1000, q))
 
+SERVE_ARGS = []
+
 def launch(folder, ranker, log, case=None):
     "Start the service; (process, url, seconds from start to answering /v1/health[, and to answering a first recommendation for `case`])."
     t = time.perf_counter()
-    p = subprocess.Popen([sys.executable, '-m', 'atomrec.serve', str(folder), '--port', '0', '--ranker', str(ranker)],
+    p = subprocess.Popen([sys.executable, '-m', 'atomrec.serve', str(folder), '--port', '0', '--ranker', str(ranker), *SERVE_ARGS],
                          stdout=subprocess.PIPE, stderr=open(log, 'a'), text=True)
     url = json.loads(p.stdout.readline())['url']
     while True:
@@ -66,7 +68,9 @@ def main():
     ap.add_argument('--requests', type=int, default=100, help='recommendations per measurement (one client)')
     ap.add_argument('--events', type=int, default=1000, help='events in the sustained-ingest measurement')
     ap.add_argument('--others', type=int, default=0, help='other jobs sharing the cores while this runs (written in the report)')
+    ap.add_argument('--serve-args', default='', help='more flags for `atomrec serve`, as one string (e.g. "--turn 32")')
     a = ap.parse_args()
+    SERVE_ARGS[:] = a.serve_args.split()
     from atomrec.eval.benchmark import Bench, prepare
     from atomrec.eval.runner import run
     run_dir, bench_dir = Path(a.run), Path(a.bench)

@@ -169,11 +169,13 @@ class Service:
                  keys:dict|None=None, # key -> `Key` (None: no keys, every caller is admin)
                  batch:int=128, # most events prepared at once (one neighbour search for all of them)
                  turn:int=16, # most events committed in one write turn (readers wait for one turn at most)
+                 rankers:int=2, # recommendations computed at once (the others queue): Python runs one thread at a time, so more only take turns with the writer
                  checkpoint_events:int=1000, # checkpoint once this many events are applied since the last one...
                  checkpoint_seconds:float=5.0, # ...or this many seconds passed, or the queue is empty (the event log covers the rest)
                  ):
         self.mem, self.keys, self.batch, self.turn = mem, keys, batch, turn
         self._writing = threading.Lock()   # held while the writer prepares and commits a batch: a forget waits for it
+        self._ranking = threading.BoundedSemaphore(rankers)
         self.checkpoint_events, self.checkpoint_seconds, self._unsaved, self._saved_at = checkpoint_events, checkpoint_seconds, 0, time.monotonic()
         mem.checkpoint_extra = getattr(mem, 'checkpoint_extra', {})   # a memory just created has none yet
         self.applied = int(mem.checkpoint_extra.get('events', 0))
@@ -345,7 +347,7 @@ def _check(self, key:Key, user:str, candidates:list[str]):
 @patch_to(Service)
 def _ranked(self, key:Key, user:str, candidates:list[str], request:str|None)->tuple:
     "Rank under the read lock: (version, recommendation, the notes its paths name)."
-    with self.rw.read():
+    with self._ranking, self.rw.read():
         self._check(key, user, candidates)
         version = self.applied
         r = self.mem.recommend(user, candidates, request)
@@ -523,7 +525,7 @@ def open_memory(path, # the memory folder
         mem_agent, rec_agent, _ = make_llm_agents(run_dir=path.parent/f'{path.name}-llm', **(llm or {}))
     if ranker is not None:
         r = Path(ranker)
-        rec_agent = RuleRecAgent(read_json(r)['weights']) if r.suffix == '.json' else LearnedRecAgent.load(r)
+        rec_agent = RuleRecAgent(read_json(r)['weights']) if r.suffix == '.json' else LearnedRecAgent.load_soon(r)   # LightGBM loads while the memory opens
     enc = Encoder(cache_path=encoder_cache) if encoder_cache else None
     if (path/'memory.json').exists():
         m = read_json(path/'memory.json')
