@@ -169,6 +169,7 @@ def explain(self:AtomRec, user:str, # the user
                     nxt[it] = (w, EvidencePath([mine.id, a, b], ['same item', f'then, {s} note{"s" if s > 1 else ""} later'], w))
     own_vecs = self.store.vectors([n.id for n in own]) if own else None
     walks = self._walk_witnesses(user, candidates, own)
+    longs = self._long_walk_witnesses(user, [c for c in candidates if c not in walks], own)   # for the candidates no one-step walk reaches
     out = {}
     for c in candidates:
         cid = self.item_note_id(c); about = {cid, *self._item_user_notes.get(c, [])}
@@ -178,7 +179,7 @@ def explain(self:AtomRec, user:str, # the user
             hit = next(((j, rel) for j, rel in self.store.get(nid).links if j in own_ids), None)
             if hit: ps.append((EvidencePath([hit[0], nid], [hit[1] or 'linked'], 1.0), 'linked')); break
         if c in nxt: ps.append((nxt[c][1], 'next'))
-        if (w := walks.get(c) or self._long_walk_witness(user, c, own)) is not None: ps.append((w, 'walk'))
+        if (w := walks.get(c) or longs.get(c)) is not None: ps.append((w, 'walk'))
         if own_vecs is not None and cid in self.store:
             sims = own_vecs @ self.store.vectors([cid])[0]; j = int(np.argmax(sims))
             ps.append((EvidencePath([own[j].id, cid], [f'similar content (cosine {sims[j]:.2f})'], float(sims[j])), 'similar'))

@@ -172,28 +172,45 @@ def _witness_path(self:AtomRec, v:str, h:str, c:str, mine:str, w:float)->Evidenc
 
 # %% ../nbs/library/07_signals.ipynb #a615819e
 @patch
-def _long_walk_witness(self:AtomRec, user:str, c:str, own:list, hops:int=WALK_HOPS)->EvidencePath|None:
-    "The shortest walk of 2 … `hops` item-to-item steps from the user's notes to `c`, each step the one carrying most of what reaches `c`."
+def _long_walk_witnesses(self:AtomRec, user:str, candidates:list, own:list, hops:int=WALK_HOPS)->dict:
+    "Candidate -> the shortest walk of 2 … `hops` item-to-item steps from the user's notes to it, each step the one carrying most of what reaches it (candidates without one are left out)."
     W = self.walk_index()
     mine = {W.col[n.item_id]: n.id for n in own if n.item_id in W.col}
-    if c not in W.col or not mine: return None
+    cs = [c for c in candidates if c in W.col]
+    if not cs or not mine: return {}
     X = W.by_item
     per_reader, per_item = 1.0 / np.maximum(W.readers, 1), 1.0 / np.maximum(W.length, 1)
     if user in W.row: per_item[W.row[user]] = 0.0                      # never through the user's own notes
-    reach = [np.zeros(len(W.items))]; reach[0][W.col[c]] = 1.0        # reach[k][m]: P(k steps from item m end at c)
-    for _ in range(hops): reach.append((X.T @ ((X @ reach[-1]) * per_item)) * per_reader)
+    R = np.zeros((len(W.items), len(cs))); R[[W.col[c] for c in cs], np.arange(len(cs))] = 1.0
+    reach = [R]                                                       # reach[k][m, j]: P(k steps from item m end at candidate j)
+    for _ in range(hops): reach.append((X.T @ ((X @ reach[-1]) * per_item[:, None])) * per_reader[:, None])   # all candidates in one product
+    out = {c: self._walk_chain(W, [r[:, j] for r in reach], mine, per_item, per_reader, hops) for j, c in enumerate(cs)}
+    return {c: p for c, p in out.items() if p is not None}
+
+@patch
+def _long_walk_witness(self:AtomRec, user:str, c:str, own:list, hops:int=WALK_HOPS)->EvidencePath|None:
+    "The shortest walk of 2 … `hops` item-to-item steps from the user's notes to `c` (see `_long_walk_witnesses`), or None."
+    return self._long_walk_witnesses(user, [c], own, hops).get(c)
+
+@patch
+def _walk_chain(self:AtomRec, W:WalkIndex, reach:list, mine:dict, per_item:np.ndarray, per_reader:np.ndarray, hops:int)->EvidencePath|None:
+    "The chain of notes along the walk that carries most of `reach` (one candidate's reach[k][m]) from the user's items `mine`, or None."
+    X, U = W.by_item, W.by_user
+    readers = lambda m: X.indices[X.indptr[m]:X.indptr[m + 1]]         # item m's readers, in row order
     hs = np.array(sorted(mine))
     k = next((k for k in range(2, hops + 1) if reach[k][hs].max() > 0), None)
     if k is None: return None
     chain = [int(hs[np.argmax(reach[k][hs])])]
     for left in range(k - 1, -1, -1):                                 # the next item: most of what is left to reach c
-        step = (X.T @ (X[:, chain[-1]].toarray().ravel() * per_item)) * per_reader[chain[-1]]
+        vs = readers(chain[-1]); starts, counts = U.indptr[vs], U.indptr[vs + 1] - U.indptr[vs]   # one step on: their items, reader by reader
+        at = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
+        step = np.bincount(U.indices[at], np.repeat(per_item[vs], counts), len(W.items)) * per_reader[chain[-1]]   # summed in reader order, as X.T @ x sums
         score = step * reach[left]; score[chain] = 0.0
         if score.max() <= 0: return None
         chain.append(int(np.argmax(score)))
     nodes, rels, weight = [mine[chain[0]]], [], 1.0
     for a, b in zip(chain, chain[1:]):
-        both = np.intersect1d(X[:, a].indices, X[:, b].indices)
+        both = np.intersect1d(readers(a), readers(b))
         both = both[per_item[both] > 0]
         v = int(both[np.argmax(per_item[both])])                      # the co-reader with the fewest items: the largest single share
         nodes += [self._note_of(W.users[v], W.items[a]), self._note_of(W.users[v], W.items[b])]
