@@ -138,6 +138,13 @@ def _note_of(self:AtomRec, reader:str, item:str)->str:
     seq = self.sequences()[reader]; in_seq = set(seq)
     return next((n for n in self._item_user_notes[item] if n in in_seq))
 
+def _entries(indptr:np.ndarray, # a compressed sparse matrix's index pointer
+             rows:np.ndarray, # some of its rows (columns of a CSC matrix)
+            )->tuple[np.ndarray,np.ndarray]:
+    "Where the entries of `rows` sit in the matrix's `indices`, row by row, and how many each row has."
+    starts, counts = indptr[rows], indptr[rows + 1] - indptr[rows]
+    return np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(counts.sum()), counts
+
 @patch
 def _walk_witnesses(self:AtomRec, user:str, candidates:list, own:list)->dict:
     "Candidate -> the strongest single walk to it: the user's note on h → a reader's note on h → that reader's note on the candidate (weight 1/(readers(h) · the reader's items)); candidates without one are left out."
@@ -149,9 +156,8 @@ def _walk_witnesses(self:AtomRec, user:str, candidates:list, own:list)->dict:
     for c in candidates:
         if c not in W.col: continue
         j = W.col[c]; vs = C.indices[C.indptr[j]:C.indptr[j + 1]]; vs = vs[vs != me]   # the candidate's readers but the user
-        starts, counts = Xh.indptr[vs], Xh.indptr[vs + 1] - Xh.indptr[vs]
-        if not counts.sum(): continue
-        at = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())   # reader by reader, their items in column order
+        at, counts = _entries(Xh.indptr, vs)   # reader by reader, their items in column order
+        if not len(at): continue
         rows, cols = np.repeat(np.arange(len(vs)), counts), Xh.indices[at]
         w = 1.0 / (rh[cols] * W.length[vs][rows]); k = int(np.argmax(w))
         out[c] = self._witness_path(W.users[vs[rows[k]]], W.items[hs[cols[k]]], c, mine[int(hs[cols[k]])], float(w[k]))
@@ -202,8 +208,7 @@ def _walk_chain(self:AtomRec, W:WalkIndex, reach:list, mine:dict, per_item:np.nd
     if k is None: return None
     chain = [int(hs[np.argmax(reach[k][hs])])]
     for left in range(k - 1, -1, -1):                                 # the next item: most of what is left to reach c
-        vs = readers(chain[-1]); starts, counts = U.indptr[vs], U.indptr[vs + 1] - U.indptr[vs]   # one step on: their items, reader by reader
-        at = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
+        vs = readers(chain[-1]); at, counts = _entries(U.indptr, vs)   # one step on: their items, reader by reader
         step = np.bincount(U.indices[at], np.repeat(per_item[vs], counts), len(W.items)) * per_reader[chain[-1]]   # summed in reader order, as X.T @ x sums
         score = step * reach[left]; score[chain] = 0.0
         if score.max() <= 0: return None
