@@ -243,12 +243,18 @@ def _links(self:AtomRec, note, nbrs)->list:
 
 # %% ../nbs/library/04_memory.ipynb #79a48fea
 @patch
+def missing_items(self:AtomRec, ids, # item ids (repeats allowed)
+                 )->list[str]:
+    "The item ids among `ids` that have no item note yet, as strings, in first-seen order."
+    return [i for i in dict.fromkeys(map(str, ids)) if self.item_note_id(i) not in self.store]
+
+@patch
 def add_items(self:AtomRec, ids, # item ids to give an item note (existing ones are skipped)
               batch:int=512, # item notes constructed and searched together
              )->AtomRec:
     "Create item notes from item text, in batches: construct, embed, link among items."
     if self.items is None: raise AtomRecError("call set_items(items) (or pass items=) before adding item notes")
-    todo = [str(i) for i in dict.fromkeys(ids) if self.item_note_id(str(i)) not in self.store]
+    todo = self.missing_items(ids)
     missing = [i for i in todo if i not in self.items.index]
     if missing: raise AtomRecError(f"{len(missing)} item ids are not in the item table (e.g. {quote(missing[:3])})")
     for s in tqdm(range(0, len(todo), batch), desc='item notes', disable=not self.progress or len(todo) < batch, leave=False):
@@ -424,8 +430,7 @@ def observe_many(self:AtomRec, df:pd.DataFrame, # user_id, item_id, timestamp, o
                 )->list[str]:
     "Write interactions in time order (ties: input order), in batches, checkpointing as it goes; returns the new note ids."
     df = df.reset_index(drop=True)
-    missing_items = [i for i in df.item_id.astype(str).unique() if self.item_note_id(i) not in self.store]
-    if self.items is not None and missing_items: self.add_items(missing_items)
+    if self.items is not None and (missing := self.missing_items(df.item_id)): self.add_items(missing)
     recs = self._traces(df, resume)
     ids = [None] * len(df)
     bar = tqdm(total=len(recs), desc='memory', disable=not (self.progress if progress is None else progress), leave=False)
@@ -549,7 +554,7 @@ def prepare(self:AtomRec, df:pd.DataFrame, # interactions as `observe_many` take
     df = df.reset_index(drop=True)
     most = self.batch if self._speculative else 1
     if len(df) > most: raise AtomRecError(f"prepare takes at most {most} interactions (the memory's batch{'' if self._speculative else '; its memory agent writes one note at a time'}), got {len(df)}: split them, or use observe_many")
-    if self.items is not None and (missing := [i for i in df.item_id.astype(str).unique() if self.item_note_id(i) not in self.store]):
+    if self.items is not None and (missing := self.missing_items(df.item_id)):
         raise AtomRecError(f"items {quote(missing[:3])} have no note yet: call add_items first (it writes, prepare only reads)")
     recs = self._traces(df, resume)
     return Prepared(self._prepare_batch(recs) if recs else None, len(df))

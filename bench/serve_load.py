@@ -13,12 +13,10 @@ import numpy as np, httpx
 
 def pct(xs, q): return float(np.percentile(np.asarray(xs) * 1000, q))
 
-SERVE_ARGS = []
-
-def launch(folder, ranker, log, case=None):
+def launch(folder, ranker, log, case=None, args=()):
     "Start the service; (process, url, seconds from start to answering /v1/health[, and to answering a first recommendation for `case`])."
     t = time.perf_counter()
-    p = subprocess.Popen([sys.executable, '-m', 'atomrec.serve', str(folder), '--port', '0', '--ranker', str(ranker), *SERVE_ARGS],
+    p = subprocess.Popen([sys.executable, '-m', 'atomrec.serve', str(folder), '--port', '0', '--ranker', str(ranker), *args],
                          stdout=subprocess.PIPE, stderr=open(log, 'a'), text=True)
     url = json.loads(p.stdout.readline())['url']
     while True:
@@ -70,7 +68,7 @@ def main():
     ap.add_argument('--others', type=int, default=0, help='other jobs sharing the cores while this runs (written in the report)')
     ap.add_argument('--serve-args', default='', help='more flags for `atomrec serve`, as one string (e.g. "--turn 32")')
     a = ap.parse_args()
-    SERVE_ARGS[:] = a.serve_args.split()
+    extra = a.serve_args.split()
     from atomrec.eval.benchmark import Bench, prepare
     from atomrec.eval.runner import run
     run_dir, bench_dir = Path(a.run), Path(a.bench)
@@ -84,7 +82,7 @@ def main():
     mem = work/'memory'
     shutil.copytree(run_dir/'memory-test', mem, ignore=shutil.ignore_patterns('.lock'))
     floor, notes = floor_ms(mem, cases)
-    p, url, start_s, start_rec_s = launch(mem, run_dir/'ranker.txt', work/'server.log', cases[-1])
+    p, url, start_s, start_rec_s = launch(mem, run_dir/'ranker.txt', work/'server.log', cases[-1], extra)
     out = dict(notes=notes, floor_ms=floor, start_s=start_s, start_rec_s=start_rec_s)
     recommend_load(url, cases, 1, 5)                                            # warm up
     lat1, _ = recommend_load(url, cases, 1, a.requests)
@@ -135,10 +133,10 @@ def main():
                writer_eps=st['writer']['events_per_s'], batches=st['writer']['batches'])
     # restart: clean stop, then kill -9 with a queue, each back to answering
     p.send_signal(signal.SIGTERM); p.wait(timeout=120)
-    p, url, out['restart_s'], out['restart_rec_s'] = launch(mem, run_dir/'ranker.txt', work/'server.log', cases[-1])
+    p, url, out['restart_s'], out['restart_rec_s'] = launch(mem, run_dir/'ranker.txt', work/'server.log', cases[-1], extra)
     with httpx.Client(base_url=url, timeout=60) as c: v = c.post('/v1/events', json=dict(events=new_events(200, 'kill', t_max + 10_000))).json()['accepted_version']
     p.kill(); p.wait()
-    p, url, out['restart_kill_s'] = launch(mem, run_dir/'ranker.txt', work/'server.log')
+    p, url, out['restart_kill_s'] = launch(mem, run_dir/'ranker.txt', work/'server.log', args=extra)
     with httpx.Client(base_url=url, timeout=60) as c:
         while c.get('/v1/health').json()['version'] < v: time.sleep(0.2)
     out['replayed'] = True

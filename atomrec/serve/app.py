@@ -235,7 +235,7 @@ def _write_loop(self):
         t = time.perf_counter()
         try:
             df = interactions(batch)
-            if self.mem.items is not None and (new := [i for i in dict.fromkeys(df.item_id) if self.mem.item_note_id(i) not in self.mem.store]):
+            if self.mem.items is not None and (new := self.mem.missing_items(df.item_id)):
                 with self.rw.write(): self.mem.add_items(new); self._warm()
             with self._writing:
                 if self.mem.cfg.memory != 'atomic':   # a coarse memory has no prepare: one write turn
