@@ -20,7 +20,7 @@ from .agents import *
 from .ranking import RuleRecAgent
 
 # %% auto #0
-__all__ = ['MEMORY_FILES', 'NoteEmbedder', 'AtomRec', 'Trace', 'WriteBatch', 'Prepared']
+__all__ = ['MEMORY_FILES', 'NoteEmbedder', 'AtomRec', 'Trace', 'WriteBatch', 'Unlocked', 'Prepared', 'Changes']
 
 # %% ../nbs/library/04_memory.ipynb #bfd64a67
 class NoteEmbedder:
@@ -171,6 +171,7 @@ class AtomRec:
         self._trans_new = []                         # user notes written since `transitions` was last read (it counts them then)
         self._walk, self._walk_new = None, []        # the users x items incidence the walk signal walks on, and notes written since (see `walk_index`)
         self._seed_index = None                      # the IVF index of a large memory's seed search (see `seed_index`)
+        self.read_only = False                       # `AtomRec.open(..., read_only=True)`: the folder belongs to another process
 
     def close(self, checkpoint:bool=True, # False: let go without saving (after a failed write, the last checkpoint stands)
              ):
@@ -188,6 +189,7 @@ MEMORY_FILES = ('notes', 'evolution', 'texts', 'items.parquet', 'memory.json', '
 @patch
 def checkpoint(self:AtomRec):
     "Make everything written so far durable: notes, then log, the new text vectors, then `memory.json` (atomic and fsynced), plus the encoder cache if it has one."
+    if self.read_only: raise AtomRecError(f"{self.path} is open read-only: the process that owns it checkpoints (hand it the `changes`)")
     self.store.flush(); self.log.flush(); self.embedder.save(self.path/'texts')
     if self.items is not None and not self._items_saved:
         tmp = self.path/'items.parquet.tmp'; self.items.reset_index(drop=True).to_parquet(tmp); replace_durably(tmp, self.path/'items.parquet')
@@ -377,16 +379,20 @@ def _write_batch(self:AtomRec, recs:list, ids:list)->int:
 @patch
 def _commit(self:AtomRec, note, nbrs, r:Trace):
     "Link the note to its neighbours, store it, and evolve the neighbours it links to or is close to."
-    user, item = r.user, r.item
     note.links = self._links(note, nbrs)
-    self.store.add(note); self._seq[user] += 1
-    if self._trans is not None: self._trans_new.append(note)   # `transitions` counts it when next read
-    self._item_user_notes[item].append(note.id); self._user_items[user].add(item)
+    self.store.add(note); self._took(note)
     self.stats['user_notes'] += 1; self.stats['links'] += len(note.links)
     if self.cfg.evolve:
         linked = {i for i, _ in note.links}
         trig = [i for i, c in nbrs if i in linked or c > self.cfg.tau_evo]
         if trig: self._evolve(note, self.store.get_many(trig))
+
+@patch
+def _took(self:AtomRec, note):
+    "Tell the in-memory indices of a user note just stored: each user's note count, who has notes on what, what `transitions` has yet to count."
+    self._seq[note.owner] += 1
+    if self._trans is not None: self._trans_new.append(note)   # `transitions` counts it when next read
+    self._item_user_notes[note.item_id].append(note.id); self._user_items[note.owner].add(note.item_id)
 
 # %% ../nbs/library/04_memory.ipynb #ac87045b
 _JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True)   # what the evolution log writes (one encoder, not one per call)
@@ -488,6 +494,11 @@ def observe(self:AtomRec, user:str, # the user
     return self.observe_many(pd.DataFrame([dict(user_id=user, item_id=item, timestamp=timestamp, rating=rating, review=review, **evidence)]), progress=False)[0]
 
 # %% ../nbs/library/04_memory.ipynb #eca6281b
+class Unlocked:
+    "The folder lock of a memory opened read-only: none held, none to let go."
+    held = False
+    def release(self): pass
+
 @patch(cls_method=True)
 def open(cls:AtomRec, path, # a memory folder written by `AtomRec`
          items:pd.DataFrame|None=None, # item table (default: the one saved with the memory)
@@ -498,6 +509,7 @@ def open(cls:AtomRec, path, # a memory folder written by `AtomRec`
          batch:int=256, # notes written per batch
          checkpoint_every:int=10_000, # notes between checkpoints of a long `observe_many`
          config:AtomRecConfig|None=None, # read it with these settings: they may differ from the memory's only in `READ_TIME` fields
+         read_only:bool=False, # open a memory another process owns: no lock taken, nothing in the folder ever written (it may still be changed in memory)
         )->AtomRec:
     "Reopen a memory as of its last checkpoint (notes, links, log, indices), to read it or to continue writing it."
     path = Path(path)
@@ -506,7 +518,7 @@ def open(cls:AtomRec, path, # a memory folder written by `AtomRec`
     m = read_json(path/'memory.json'); ck = m['checkpoint']
     saved = AtomRecConfig.from_dict(m['config'])
     self = object.__new__(cls._kind(saved.memory)); self._tmp, self.path, self.cfg = None, path, saved
-    self._lock = FolderLock(path, 'memory folder')
+    self._lock = Unlocked() if read_only else FolderLock(path, 'memory folder')
     if config is not None:
         if write_config(config) != write_config(self.cfg):
             diff = sorted(k for k, v in write_config(config).items() if write_config(self.cfg)[k] != v)
@@ -518,14 +530,17 @@ def open(cls:AtomRec, path, # a memory folder written by `AtomRec`
     self._setup(encoder or Encoder(m['encoder']), memory_agent, rec_agent, m['embed'], progress, batch, checkpoint_every)
     self.embedder.load(path/'texts')   # the vectors of every text the notes were embedded from: nothing already seen is encoded again
     self.store = NoteStore.open(path/'notes')
+    extra = [p for p in (path/'evolution').glob('part-*') if p.name not in set(ck['log_parts'])]
+    if read_only and (extra or self.store.version != ck['table_version']):
+        raise AtomRecError(f"{path} holds writes after its last checkpoint: open it writable once (AtomRec.open undoes them), then read-only")
     if self.store.version != ck['table_version']: self.store.restore(ck['table_version'])   # written after the checkpoint: undone
-    for p in list((path/'evolution').glob('part-*')):
-        if p.name not in set(ck['log_parts']): p.unlink()
-    self.log = EvolutionLog(path/'evolution')
+    for p in extra: p.unlink()
+    self.log = EvolutionLog(path/'evolution', chunk=2**62 if read_only else 10_000)   # read-only: rows stay in memory (see `changes`)
     items = items if items is not None else (pd.read_parquet(path/'items.parquet') if (path/'items.parquet').exists() else None)
     if items is not None: self.set_items(items); self._items_saved = (path/'items.parquet').exists()
     self.stats = Counter(ck['stats'])
     self.checkpoint_extra = dict(ck.get('extra', {}))
+    self.read_only = read_only
     self._restore(ck)
     return self
 
@@ -573,6 +588,53 @@ def commit(self:AtomRec, p:Prepared, # what `prepare` made ready
 def prune_texts(self:AtomRec)->int:
     "Keep under `texts/` only the vectors of texts the memory's notes need (after notes left it); returns how many stay."
     return self.embedder.keep_only(self.path/'texts', self.store.get_many(self.store.ids()))
+
+# %% ../nbs/library/04_memory.ipynb #850bf1e5
+@dataclass
+class Changes:
+    "What writing changed in a memory since the last `changes()`: to `apply` to a copy of it (the memory that owns the folder)."
+    new:list         # the notes added, in the order they were added, as they are now
+    revised:list     # the notes that existed before and were revised, as they are now
+    log:list         # the evolution log's new rows
+    texts:list       # the texts whose vectors the writer looked up...
+    vectors:np.ndarray   # ...and those vectors
+    stats:dict       # the writer's counters
+
+@patch
+def watch_changes(self:AtomRec)->AtomRec:
+    "Start counting what `changes` hands over (call before writing)."
+    self._change_rows, self._change_n, self._change_texts = self.store.watch_rows(), len(self.store), len(self.embedder._idx)
+    return self
+
+@patch
+def changes(self:AtomRec)->Changes:
+    "What this memory's writing changed since `watch_changes` or the last `changes`; a read-only memory hands its log rows over (it keeps none)."
+    if getattr(self, '_change_rows', None) is None: raise AtomRecError("call watch_changes() before writing, then changes() after")
+    st, E = self.store, self.embedder
+    rows, n0 = self._change_rows, self._change_n
+    new = st.get_many(st._ids[n0:])
+    revised = st.get_many(dict.fromkeys(st._ids[r] for r in rows if r < n0))
+    rows.clear(); self._change_n = len(st)
+    k0 = self._change_texts; texts = list(itertools.islice(E._idx, k0, None)); self._change_texts = len(E._idx)
+    log = self.log.take() if self.read_only else []
+    return Changes(new, revised, log, texts, E._V[k0:k0 + len(texts)].copy(), dict(self.stats))
+
+@patch
+def apply(self:AtomRec, ch:Changes, # what another copy of this memory wrote (its `changes()`)
+         )->AtomRec:
+    "Make this memory what the writer's became: its notes added and revised, its log rows, its text vectors and counters (no agent, search or encoder runs)."
+    E, enc = self.embedder, self.enc
+    for t, v in zip(ch.texts, ch.vectors):
+        k = enc.key(t)
+        if k not in enc.cache: enc.cache[k] = v; enc._unsaved.append(k)
+    E._have(ch.texts)   # every one is in the cache now: no encoding
+    if ch.new: self.store.add(ch.new)
+    for n in ch.new:
+        if n.kind == 'user': self._took(n)
+    if ch.revised: self.store.update(ch.revised)
+    if ch.log: self.log.extend(ch.log)
+    self.stats = Counter(ch.stats)
+    return self
 
 # %% ../nbs/library/04_memory.ipynb #f0eef1e9
 from . import coarse, retrieval, signals   # the rest of AtomRec (see above)

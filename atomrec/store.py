@@ -553,6 +553,17 @@ class EvolutionLog:
                           'at': float(time.time() if at is None else at), 'before': _json(before), 'after': _json(after)})
         if len(self._buf) >= self.chunk: self.flush()
 
+    def extend(self, rows:list[dict], # revisions as another log's `take` handed them over
+              ) -> None:
+        "Log revisions already in the log's form (a replica taking its writer's rows)."
+        self._buf.extend(rows)
+        if len(self._buf) >= self.chunk: self.flush()
+
+    def take(self) -> list[dict]:
+        "Hand over the buffered rows and forget them (a log that is never written: a read-only memory's)."
+        rows, self._buf = self._buf, []
+        return rows
+
     def flush(self) -> int:
         "Write buffered rows as a new part; returns how many."
         if not self._buf: return 0
