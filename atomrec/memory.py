@@ -589,7 +589,7 @@ def prune_texts(self:AtomRec)->int:
     "Keep under `texts/` only the vectors of texts the memory's notes need (after notes left it); returns how many stay."
     return self.embedder.keep_only(self.path/'texts', self.store.get_many(self.store.ids()))
 
-# %% ../nbs/library/04_memory.ipynb #850bf1e5
+# %% ../nbs/library/04_memory.ipynb #352289b6
 @dataclass
 class Changes:
     "What writing changed in a memory since the last `changes()`: to `apply` to a copy of it (the memory that owns the folder)."

@@ -23,6 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_vali
 from ..core import *
 from ..memory import AtomRec
 from .events import EventLog, EventConflict, in_order, interactions
+from .writer import WriterProcess
+from ..agents import RuleMemoryAgent
 import atomrec.forget  # noqa: F401  (AtomRec.forget)
 
 # %% ../../nbs/serve/61_app.ipynb #579c8284
@@ -172,8 +174,13 @@ class Service:
                  rankers:int=2, # recommendations computed at once (the others queue): Python runs one thread at a time, so more only take turns with the writer
                  checkpoint_events:int=1000, # checkpoint once this many events are applied since the last one...
                  checkpoint_seconds:float=5.0, # ...or this many seconds passed, or the queue is empty (the event log covers the rest)
+                 writer:str='auto', # 'process': write in a process of its own (see the writer process); 'thread': in this one; 'auto': a process for an atomic memory with the rule memory agent
                  ):
         self.mem, self.keys, self.batch, self.turn = mem, keys, batch, turn
+        if writer not in ('auto', 'process', 'thread'): raise AtomRecError(f"writer must be 'auto', 'process' or 'thread', not {quote(writer)}")
+        alone = mem.cfg.memory == 'atomic' and type(mem.mem) is RuleMemoryAgent   # what a writer process can rebuild on its own
+        if writer == 'process' and not alone: raise AtomRecError("a writer process writes atomic memories with the rule memory agent: use writer='thread'")
+        self.proc = self._new_writer() if writer == 'process' or (writer == 'auto' and alone) else None
         self._writing = threading.Lock()   # held while the writer prepares and commits a batch: a forget waits for it
         self._ranking = threading.BoundedSemaphore(rankers)
         self.checkpoint_events, self.checkpoint_seconds, self._unsaved, self._saved_at = checkpoint_events, checkpoint_seconds, 0, time.monotonic()
@@ -189,6 +196,11 @@ class Service:
         self._warm()
         gc.freeze()   # what the memory holds now is never scanned by the cycle collector (see below)
         self.writer.start()
+
+    def _new_writer(self)->WriterProcess:
+        "A writer process on the memory as last checkpointed (which must be all of it)."
+        items = None if self.mem.items is None else self.mem.items.reset_index(drop=True)
+        return WriterProcess(self.mem.path, items, self.turn, self.batch)
 
     def warm_model(self):
         "Load the encoder's model and run one query through it on a thread of its own; call it once the server answers (torch's import then does not slow the start)."
@@ -207,6 +219,7 @@ class Service:
         self._stop = True
         with self._cv: self._cv.notify_all()
         self.writer.join()
+        if self.proc is not None: self.proc.stop()
         if not self.error: self.events.sync()
         self.mem.close(checkpoint=not self.error); self.events.close()
         for agent in {id(a): a for a in (self.mem.mem, self.mem.rec)}.values():
@@ -234,23 +247,40 @@ def _write_loop(self):
             continue
         t = time.perf_counter()
         try:
-            df = interactions(batch)
-            if self.mem.items is not None and (new := self.mem.missing_items(df.item_id)):
-                with self.rw.write(): self.mem.add_items(new); self._warm()
-            with self._writing:
-                if self.mem.cfg.memory != 'atomic':   # a coarse memory has no prepare: one write turn
-                    with self.rw.write(): self._applied(batch, self.mem.observe_many(df, progress=False, checkpoint=False))
-                else:
-                    ready = self.mem.prepare(df)   # only reads: recommendations go on
-                    while ready.left:
-                        with self.rw.write(): self._applied(batch, self.mem.commit(ready, most=self.turn))
-                        with self._cv: self._cv.notify_all()
+            if self.proc is not None: self._write_elsewhere(batch)
+            else: self._write_here(batch)
             if self._unsaved >= self.checkpoint_events or time.monotonic() - self._saved_at >= self.checkpoint_seconds: self._checkpoint()   # after the write turn: readers go on during it
         except Exception as e:
             self.error = f"{type(e).__name__}: {str(e)[:300]}"
             logging.getLogger('atomrec.serve').exception('writer stopped'); return
         self.writes['batches'] += 1; self.writes['events'] += len(batch); self.writes['seconds'] += time.perf_counter() - t
         with self._cv: self._cv.notify_all()
+
+@patch_to(Service)
+def _write_elsewhere(self, batch:list[dict]):
+    "Have the writer process write `batch`; apply each write turn it hands back under the write lock."
+    with self._writing:
+        for ids, changes in self.proc.write(batch):   # received (and unpickled) outside the lock
+            with self.rw.write():
+                self.mem.apply(changes)
+                if any(i is not None for i in ids): self._applied(batch, ids)
+                else: self._warm()   # item notes only
+            with self._cv: self._cv.notify_all()
+
+@patch_to(Service)
+def _write_here(self, batch:list[dict]):
+    "Write `batch` on this thread: prepare (recommendations go on), then commit in write turns."
+    df = interactions(batch)
+    if self.mem.items is not None and (new := self.mem.missing_items(df.item_id)):
+        with self.rw.write(): self.mem.add_items(new); self._warm()
+    with self._writing:
+        if self.mem.cfg.memory != 'atomic':   # a coarse memory has no prepare: one write turn
+            with self.rw.write(): self._applied(batch, self.mem.observe_many(df, progress=False, checkpoint=False))
+        else:
+            ready = self.mem.prepare(df)   # only reads: recommendations go on
+            while ready.left:
+                with self.rw.write(): self._applied(batch, self.mem.commit(ready, most=self.turn))
+                with self._cv: self._cv.notify_all()
 
 @patch_to(Service)
 def _applied(self, batch:list[dict], ids:list):
@@ -411,6 +441,9 @@ def forget(self, key:Key, user:str, wait:float=60.0)->dict:
         out = self.mem.forget(user)   # notes, links, index entries, history and the vectors of their texts
         out['events'] = self.events.drop_user(user, upto=self.applied)
         self._warm()
+        if self.proc is not None and out['notes']:   # rows renumbered: the writer process starts again from the checkpoint the forget made
+            self.events.sync(); self.mem.checkpoint(); self._unsaved = 0
+            self.proc.stop(); self.proc = self._new_writer()
         return dict(out, version=self.applied)
 
 def _pct(xs)->dict:
