@@ -120,17 +120,19 @@ def main():
                 t = time.perf_counter(); r = c.post('/v1/recommend', json=cases[k % len(cases)]); lat4.append(time.perf_counter() - t); k += 4
                 assert r.status_code == 200, r.text[:300]
     ths = [threading.Thread(target=reader, args=(j,)) for j in range(4)]
+    gc0 = httpx.get(f'{url}/v1/stats', timeout=60).json().get('gc')
     for th in ths: th.start()
     t = time.perf_counter()
     with httpx.Client(base_url=url, timeout=60) as c:
         for s in range(0, len(evs), 50): v = c.post('/v1/events', json=dict(events=evs[s:s + 50])).json()['accepted_version']
-        while (h := c.get('/v1/health').json())['version'] < v: time.sleep(0.2)
+        while (h := c.get('/v1/health').json())['version'] < v: time.sleep(0.01)
         ingest_s = time.perf_counter() - t
         st = c.get('/v1/stats').json()
     stop.set()
     for th in ths: th.join()
     out.update(ingest_eps=len(evs) / ingest_s, ingest_rec_p99=pct(lat4, 99), ingest_rec_p50=pct(lat4, 50), drained=st['pending'] == 0,
-               writer_eps=st['writer']['events_per_s'], batches=st['writer']['batches'])
+               writer_eps=st['writer']['events_per_s'], batches=st['writer']['batches'],
+               gc_ingest={g: dict(passes=st['gc'][g]['passes'] - gc0[g]['passes'], seconds=round(st['gc'][g]['seconds'] - gc0[g]['seconds'], 3)) for g in ('gen0', 'gen1', 'gen2')} if gc0 else None)
     # restart: clean stop, then kill -9 with a queue, each back to answering
     p.send_signal(signal.SIGTERM); p.wait(timeout=120)
     p, url, out['restart_s'], out['restart_rec_s'] = launch(mem, run_dir/'ranker.txt', work/'server.log', cases[-1], extra)

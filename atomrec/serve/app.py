@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['ADMIN', 'ID_CHARS', 'Id', 'Text', 'MAX_EVENTS', 'MAX_CANDIDATES', 'MAX_EXTRA', 'RESERVED', 'FIXES', 'RWLock', 'Key',
-           'load_keys', 'EventIn', 'EventsIn', 'RecommendIn', 'ExplainIn', 'ApiError', 'validation_error', 'Service',
-           'Guard', 'create_app', 'open_memory', 'uvicorn_server', 'serving_url', 'start']
+           'load_keys', 'EventIn', 'EventsIn', 'RecommendIn', 'ExplainIn', 'ApiError', 'validation_error', 'GcClock',
+           'Service', 'Guard', 'create_app', 'open_memory', 'uvicorn_server', 'serving_url', 'start']
 
 # %% ../../nbs/serve/61_app.ipynb #4e281d2d
 import os, sys, gc, json, time, hmac, hashlib, logging, secrets, argparse, threading
@@ -165,6 +165,21 @@ def validation_error(exc:RequestValidationError)->JSONResponse:
     return _error(422, f"{head['field']}: {head['problem']}", head['fix'], fields)
 
 # %% ../../nbs/serve/61_app.ipynb #26a26dea
+class GcClock:
+    "Times the cycle collector's passes (a pause for every thread of the process), per generation; `stop()` unhooks it."
+    def __init__(self):
+        self.passes, self.seconds, self.worst, self._t = [0, 0, 0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], 0.0
+        gc.callbacks.append(self._tick)
+    def _tick(self, phase, info):
+        if phase == 'start': self._t = time.perf_counter(); return
+        g, d = info['generation'], time.perf_counter() - self._t
+        self.passes[g] += 1; self.seconds[g] += d; self.worst[g] = max(self.worst[g], d)
+    def report(self)->dict:
+        "Per generation: passes, total seconds, the longest pause in ms."
+        return {f'gen{g}': dict(passes=self.passes[g], seconds=round(self.seconds[g], 3), worst_ms=round(self.worst[g] * 1000, 1)) for g in range(3)} | dict(frozen=gc.get_freeze_count())
+    def stop(self):
+        if self._tick in gc.callbacks: gc.callbacks.remove(self._tick)
+
 class Service:
     "An open memory behind an event log: one writer thread applies events; readers see one version at a time."
     def __init__(self, mem:AtomRec, # an open memory (its folder's writer lock held)
@@ -180,21 +195,24 @@ class Service:
         if writer not in ('auto', 'process', 'thread'): raise AtomRecError(f"writer must be 'auto', 'process' or 'thread', not {quote(writer)}")
         alone = mem.cfg.memory == 'atomic' and type(mem.mem) is RuleMemoryAgent   # what a writer process can rebuild on its own
         if writer == 'process' and not alone: raise AtomRecError("a writer process writes atomic memories with the rule memory agent: use writer='thread'")
-        self.proc = self._new_writer() if writer == 'process' or (writer == 'auto' and alone) else None
+        self._in_process = writer == 'process' or (writer == 'auto' and alone)
+        self._pause = 0   # forgets waiting for the writer process to have nothing in flight
         self._writing = threading.Lock()   # held while the writer prepares and commits a batch: a forget waits for it
         self._ranking = threading.BoundedSemaphore(rankers)
         self.checkpoint_events, self.checkpoint_seconds, self._unsaved, self._saved_at = checkpoint_events, checkpoint_seconds, 0, time.monotonic()
         mem.checkpoint_extra = getattr(mem, 'checkpoint_extra', {})   # a memory just created has none yet
-        self.applied = int(mem.checkpoint_extra.get('events', 0))
+        self.applied = self.sent = int(mem.checkpoint_extra.get('events', 0))   # the last event the memory holds; the last sent to the writer process
         self.events = EventLog(mem.path/'events', applied=self.applied)
         self.rw, self._cv, self._stop = RWLock(), threading.Condition(), False
         self.error, self.started = None, time.time()
         self.latency = defaultdict(lambda: deque(maxlen=20_000))
         self.writes = dict(batches=0, events=0, seconds=0.0)
+        self.gc = GcClock()   # the cycle collector's pauses, for /v1/stats
         self._secret = secrets.token_bytes(16)
         self.writer = threading.Thread(target=self._write_loop, name='atomrec-writer', daemon=True)
         self._warm()
         gc.freeze()   # what the memory holds now is never scanned by the cycle collector (see below)
+        self.proc = self._new_writer() if self._in_process else None   # it opens the memory when the service answers, or at the first batch
         self.writer.start()
 
     def _new_writer(self)->WriterProcess:
@@ -205,6 +223,7 @@ class Service:
     def warm_model(self):
         "Load the encoder's model and run one query through it on a thread of its own; call it once the server answers (torch's import then does not slow the start)."
         threading.Thread(target=self.mem.enc._encode, args=(['warm up'], 1), name='atomrec-encoder', daemon=True).start()   # straight to the model: nothing enters the cache
+        if self.proc is not None: self.proc.begin()   # and the writer process opens the memory
 
     def _warm(self):
         "Compute the tables the read path builds on first use (so concurrent readers only read them)."
@@ -221,15 +240,16 @@ class Service:
         self.writer.join()
         if self.proc is not None: self.proc.stop()
         if not self.error: self.events.sync()
-        self.mem.close(checkpoint=not self.error); self.events.close()
+        self.mem.close(checkpoint=not self.error); self.events.close(); self.gc.stop()
         for agent in {id(a): a for a in (self.mem.mem, self.mem.rec)}.values():
             if hasattr(agent, 'close'): agent.close()   # an LLM session saves its ledger and stops a local server
 
 # %% ../../nbs/serve/61_app.ipynb #dfbd8e82
 @patch_to(Service)
-def _next_batch(self)->list[dict]:
+def _next_batch(self, after:int|None=None, # the last event already written or on its way (default: the last applied)
+               )->list[dict]:
     "The next events to apply: at most `batch` (one when the memory agent writes one note at a time), timestamps never going back, a new item only first."
-    todo = in_order(self.events.since(self.applied, self.batch if self.mem._speculative else 1))
+    todo = in_order(self.events.since(self.applied if after is None else after, self.batch if self.mem._speculative else 1))
     known = lambda e: self.mem.item_note_id(e['item']) in self.mem.store or self.mem.items is None
     k = 1
     while k < len(todo) and known(todo[k]): k += 1
@@ -237,6 +257,7 @@ def _next_batch(self)->list[dict]:
 
 @patch_to(Service)
 def _write_loop(self):
+    if self.proc is not None: return self._write_elsewhere()
     while True:
         with self._cv:
             if not self._stop and self.events.last <= self.applied: self._cv.wait(1.0)
@@ -247,8 +268,7 @@ def _write_loop(self):
             continue
         t = time.perf_counter()
         try:
-            if self.proc is not None: self._write_elsewhere(batch)
-            else: self._write_here(batch)
+            self._write_here(batch)
             if self._unsaved >= self.checkpoint_events or time.monotonic() - self._saved_at >= self.checkpoint_seconds: self._checkpoint()   # after the write turn: readers go on during it
         except Exception as e:
             self.error = f"{type(e).__name__}: {str(e)[:300]}"
@@ -257,15 +277,37 @@ def _write_loop(self):
         with self._cv: self._cv.notify_all()
 
 @patch_to(Service)
-def _write_elsewhere(self, batch:list[dict]):
-    "Have the writer process write `batch`; apply each write turn it hands back under the write lock."
-    with self._writing:
-        for ids, changes in self.proc.write(batch):   # received (and unpickled) outside the lock
-            with self.rw.write():
-                self.mem.apply(changes)
-                if any(i is not None for i in ids): self._applied(batch, ids)
-                else: self._warm()   # item notes only
-            with self._cv: self._cv.notify_all()
+def _write_elsewhere(self):
+    "The writer thread with a writer process: keep two batches in flight (so the process never waits for this one), and apply the write turns it hands back under the write lock, all that have arrived in one go."
+    flight, holding = deque(), False   # batches sent and not yet written, oldest first; whether this thread holds `_writing`
+    try:
+        while True:
+            with self._cv:
+                if not self._stop and not flight and self.events.last <= self.sent: self._cv.wait(1.0)
+            if self._stop and not flight: return
+            while not self._stop and not self._pause and len(flight) < 2 and (batch := self._next_batch(self.sent)):
+                if not holding: self._writing.acquire(); holding = True   # a forget waits until nothing is in flight
+                self.proc.send(batch); flight.append(batch); self.sent = batch[-1]['seq']
+            if flight:
+                t = time.perf_counter()
+                msgs = self.proc.receive()   # received (and unpickled) outside the lock
+                with self.rw.write():
+                    for m in msgs:
+                        if m == 'done': done = flight.popleft(); self.writes['batches'] += 1; self.writes['events'] += len(done)
+                        else:
+                            ids, changes = m; self.mem.apply(changes)
+                            if any(i is not None for i in ids): self._applied(flight[0], ids, warm=False)
+                    self._warm()
+                self.writes['seconds'] += time.perf_counter() - t
+                with self._cv: self._cv.notify_all()
+            if not flight and holding: self._writing.release(); holding = False
+            if self._unsaved and (not flight or self._unsaved >= self.checkpoint_events or time.monotonic() - self._saved_at >= self.checkpoint_seconds):
+                self._checkpoint()   # the process goes on writing what is in flight meanwhile
+    except Exception as e:
+        self.error = f"{type(e).__name__}: {str(e)[:300]}"
+        logging.getLogger('atomrec.serve').exception('writer stopped')
+    finally:
+        if holding: self._writing.release()
 
 @patch_to(Service)
 def _write_here(self, batch:list[dict]):
@@ -283,7 +325,10 @@ def _write_here(self, batch:list[dict]):
                 with self._cv: self._cv.notify_all()
 
 @patch_to(Service)
-def _applied(self, batch:list[dict], ids:list):
+def _applied(self, batch:list[dict], # the events being written
+             ids:list, # the note each became this turn (None: not this turn)
+             warm:bool=True, # bring the readers' tables up to date now (False: the caller does, after more turns)
+            ):
     "Record the events of `batch` whose notes `ids` just wrote (None: not this turn): the new memory version, its note ids, the tables readers use; under the write lock."
     done = [k for k, i in enumerate(ids) if i is not None]
     if not done: return
@@ -291,15 +336,15 @@ def _applied(self, batch:list[dict], ids:list):
     self.mem.checkpoint_extra = dict(self.mem.checkpoint_extra, events=last)
     self.events.mark_applied([batch[k]['seq'] for k in done], [ids[k] for k in done])
     self.applied = last
-    self._warm()
+    if warm: self._warm()
     self._unsaved += len(done)
+    gc.freeze()   # the notes just written join the objects the cycle collector skips (see above)
 
 @patch_to(Service)
 def _checkpoint(self):
     "Make the applied events durable (the memory's checkpoint records the last one); readers go on meanwhile, nothing changes the memory."
     with self.rw.read(): self.events.sync(); self.mem.checkpoint()   # the notes of the events it counts are on disk first
     self._unsaved, self._saved_at = 0, time.monotonic()
-    gc.freeze()   # the notes written since join the objects the cycle collector skips
 
 @patch_to(Service)
 def wait_for(self, version:int, # an event number
@@ -437,14 +482,18 @@ def forget(self, key:Key, user:str, wait:float=60.0)->dict:
     "Forget a user once every event accepted before this call is applied: notes, links to them, index entries, history, and their events in the log."
     if not key.may(user): raise ApiError(403, 'user', f"this key may not forget user {quote(user)}", "use a key scoped to this user, or an admin key")
     if not self.wait_for(self.events.last, wait): raise ApiError(503, 'user', f"events accepted before this call are not applied yet (memory at {self.applied} of {self.events.last})", "retry shortly")
-    with self._writing, self.rw.write():   # never while the writer reads the memory to prepare a batch
-        out = self.mem.forget(user)   # notes, links, index entries, history and the vectors of their texts
-        out['events'] = self.events.drop_user(user, upto=self.applied)
-        self._warm()
-        if self.proc is not None and out['notes']:   # rows renumbered: the writer process starts again from the checkpoint the forget made
-            self.events.sync(); self.mem.checkpoint(); self._unsaved = 0
-            self.proc.stop(); self.proc = self._new_writer()
-        return dict(out, version=self.applied)
+    with self._cv: self._pause += 1   # a writer process gets no new batch until this is done
+    try:
+        with self._writing, self.rw.write():   # never while the writer reads the memory to prepare a batch, nor with a batch in flight
+            out = self.mem.forget(user)   # notes, links, index entries, history and the vectors of their texts
+            out['events'] = self.events.drop_user(user, upto=self.applied)
+            self._warm()
+            if self.proc is not None and out['notes']:   # rows renumbered: the writer process starts again from the checkpoint the forget made
+                self.events.sync(); self.mem.checkpoint(); self._unsaved = 0
+                self.proc.stop(); self.proc = self._new_writer()
+            return dict(out, version=self.applied)
+    finally:
+        with self._cv: self._pause -= 1; self._cv.notify_all()
 
 def _pct(xs)->dict:
     if not xs: return dict(n=0)
@@ -461,7 +510,7 @@ def stats(self)->dict:
     ledger = getattr(getattr(self.mem.mem, 'ledger', None), 'ledger', None)   # the LLM agents' counters (a `Ledger` behind their `LedgerView`)
     return dict(version=self.applied, accepted=self.events.last, pending=self.pending, memory=mem,
                 writer=dict(self.writes, error=self.error, events_per_s=round(self.writes['events'] / max(self.writes['seconds'], 1e-9), 1)),
-                latency_ms={k: _pct(list(v)) for k, v in sorted(self.latency.items())}, uptime_s=round(time.time() - self.started, 1),
+                latency_ms={k: _pct(list(v)) for k, v in sorted(self.latency.items())}, uptime_s=round(time.time() - self.started, 1), gc=self.gc.report(),
                 llm={s: ledger[s] for s in ledger.stages()} if ledger is not None else None)
 
 # %% ../../nbs/serve/61_app.ipynb #a277eddc
