@@ -4,6 +4,7 @@
 
 # %% ../nbs/library/05_coarse.ipynb #b0eb94ed
 from __future__ import annotations
+import copy
 from collections import defaultdict
 from fastcore.basics import patch
 from .core import *
@@ -74,8 +75,8 @@ def _write_coarse(self:CoarseAtomRec, note:AtomicNote)->str:
 # %% ../nbs/library/05_coarse.ipynb #64018e28
 @patch
 def _checkpoint_state(self:CoarseAtomRec)->dict:
-    "Summaries do not keep their history: the checkpoint saves what the read path needs."
-    return dict(coarse=dict(items=self._coarse, item_user_notes=self._item_user_notes, user_items={u: sorted(v) for u, v in self._user_items.items()}))
+    "Summaries do not keep their history: the checkpoint saves what the read path needs (a copy: it may be written after the memory changed again)."
+    return dict(coarse=copy.deepcopy(dict(items=self._coarse, item_user_notes=self._item_user_notes, user_items={u: sorted(v) for u, v in self._user_items.items()})))
 
 @patch
 def _restore(self:CoarseAtomRec, checkpoint:dict):

@@ -264,13 +264,14 @@ class Encoder:
 
     def write_part(self, folder:str|Path, # a folder of cache parts
                    keys:list[bytes], # cache keys (`key`) of entries this encoder holds
+                   vecs:list|None=None, # their vectors (default: from the cache now)
                   ) -> int:
         "Write the cached vectors of `keys` as a new part under `folder` (nothing if there are none); returns how many."
         if not keys: return 0
         folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
         dest = folder/f'part-{len(list(folder.glob("part-*.npz"))):06d}-{uuid.uuid4().hex[:8]}.npz'
         tmp = dest.with_suffix('.tmp')
-        with open(tmp, 'wb') as f: np.savez(f, keys=np.array(keys, dtype='S20'), vecs=np.stack([self.cache[k] for k in keys]).astype(np.float32))
+        with open(tmp, 'wb') as f: np.savez(f, keys=np.array(keys, dtype='S20'), vecs=np.stack(vecs if vecs is not None else [self.cache[k] for k in keys]).astype(np.float32))
         os.replace(tmp, dest)  # a part appears whole or not at all
         return len(keys)
 

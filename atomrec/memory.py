@@ -4,7 +4,7 @@
 
 # %% ../nbs/library/04_memory.ipynb #3017d5dc
 from __future__ import annotations
-import re, json, time, shutil, tempfile, math, itertools
+import re, json, time, shutil, tempfile, math, itertools, threading
 from collections import defaultdict, Counter
 from pathlib import Path
 from typing import NamedTuple
@@ -73,10 +73,12 @@ class NoteEmbedder:
     def save(self, folder:Path, # the memory's folder of text vectors
             )->int:
         "Write the vectors of the texts looked up since the last save (and not on disk yet) as a part under `folder`; returns how many."
+        return self.enc.write_part(folder, *self.take_unsaved())
+    def take_unsaved(self)->tuple:
+        "The (keys, vectors) of the texts looked up since the last save and not on disk yet, counted as saved: for `save`, or for a checkpoint that writes them later."
         new = [k for t in itertools.islice(self._idx, self._saved, None) if (k := self.enc.key(t)) not in self._on_disk]
-        n = self.enc.write_part(folder, new)
         self._saved = len(self._idx); self._on_disk.update(new)
-        return n
+        return new, [self.enc.cache[k] for k in new]
     def load(self, folder:Path, # the memory's folder of text vectors
             )->int:
         "Put the text vectors saved under `folder` in the encoder's cache (they are the encoder's own bits); returns how many."
@@ -172,6 +174,7 @@ class AtomRec:
         self._walk, self._walk_new = None, []        # the users x items incidence the walk signal walks on, and notes written since (see `walk_index`)
         self._seed_index = None                      # the IVF index of a large memory's seed search (see `seed_index`)
         self.read_only = False                       # `AtomRec.open(..., read_only=True)`: the folder belongs to another process
+        self._saving = threading.Lock()              # one checkpoint written at a time (see `write_checkpoint`)
 
     def close(self, checkpoint:bool=True, # False: let go without saving (after a failed write, the last checkpoint stands)
              ):
@@ -189,19 +192,31 @@ MEMORY_FILES = ('notes', 'evolution', 'texts', 'items.parquet', 'memory.json', '
 @patch
 def checkpoint(self:AtomRec):
     "Make everything written so far durable: notes, then log, the new text vectors, then `memory.json` (atomic and fsynced), plus the encoder cache if it has one."
+    return self.write_checkpoint(self.take_checkpoint())
+
+@patch
+def take_checkpoint(self:AtomRec)->dict:
+    "What a checkpoint writes, taken at once: the notes, log rows and text vectors written since the last one, the counters, the caller's state. The memory may change right after: `write_checkpoint` writes what was taken (a service writes it on another thread while its writer goes on)."
     if self.read_only: raise AtomRecError(f"{self.path} is open read-only: the process that owns it checkpoints (hand it the `changes`)")
-    self.store.flush(); self.log.flush(); self.embedder.save(self.path/'texts')
-    if self.items is not None and not self._items_saved:
-        tmp = self.path/'items.parquet.tmp'; self.items.reset_index(drop=True).to_parquet(tmp); replace_durably(tmp, self.path/'items.parquet')
-        self._items_saved = True
-    state = dict(table_version=self.store.version, log_parts=[p.name for p in self.log.parts()], notes=len(self.store),
-                 stats=dict(self.stats))
-    state.update(self._checkpoint_state())
-    if self._seed_index is not None: self._seed_index.save(self.path)   # its centroids, once
-    if getattr(self, 'checkpoint_extra', None): state['extra'] = self.checkpoint_extra   # a caller's own state (the service's last applied event), durable with the notes
-    write_json(dict(format=1, config=self.cfg.to_dict(), embed=self.embedder.mode, encoder=self.enc.name, dim=self.enc.dim,
-                    checkpoint=state, saved=time.time()), self.path/'memory.json')
-    if getattr(self.enc, 'cache_path', None) is not None: self.enc.save_cache()
+    items = None if self.items is None or self._items_saved else self.items.reset_index(drop=True)
+    self._items_saved = True
+    state = dict(notes=len(self.store), stats=dict(self.stats), **self._checkpoint_state())
+    if getattr(self, 'checkpoint_extra', None): state['extra'] = dict(self.checkpoint_extra)   # a caller's own state (the service's last applied event), durable with the notes
+    return dict(notes=self.store.take_dirty(), log=self.log.take_part(), texts=self.embedder.take_unsaved(), items=items, state=state, seed=self._seed_index)
+
+@patch
+def write_checkpoint(self:AtomRec, c:dict, # what `take_checkpoint` took
+                    ):
+    "Write a checkpoint taken with `take_checkpoint`: notes, then log, the new text vectors, then `memory.json` (atomic and fsynced); one at a time, in the order they were taken."
+    with self._saving:
+        self.store.write_taken(c['notes']); self.log.write_part(c['log']); self.enc.write_part(self.path/'texts', *c['texts'])
+        if c['items'] is not None:
+            tmp = self.path/'items.parquet.tmp'; c['items'].to_parquet(tmp); replace_durably(tmp, self.path/'items.parquet')
+        state = dict(table_version=self.store.version, log_parts=[p.name for p in self.log.parts()], **c['state'])
+        if c['seed'] is not None: c['seed'].save(self.path)   # its centroids, once
+        write_json(dict(format=1, config=self.cfg.to_dict(), embed=self.embedder.mode, encoder=self.enc.name, dim=self.enc.dim,
+                        checkpoint=state, saved=time.time()), self.path/'memory.json')
+        if getattr(self.enc, 'cache_path', None) is not None: self.enc.save_cache()
     return self
 
 @patch

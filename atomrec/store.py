@@ -4,7 +4,7 @@
 
 # %% ../nbs/library/02_store.ipynb #8f15653e
 from __future__ import annotations
-import json, time, uuid, shutil, dataclasses
+import json, time, uuid, shutil, dataclasses, threading
 from bisect import insort
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -92,12 +92,15 @@ def note_schema(dim:int) -> pa.Schema:
 
 def notes_to_arrow(notes:list[AtomicNote], dim:int, seq:list[int]|None=None) -> pa.Table:
     "Arrow table of `notes` (every note needs a `dim`-sized embedding); `seq`: their insertion numbers (default 0, 1, ...)."
-    recs = [n.to_record() for n in notes]
     schema = note_schema(dim)
-    seq = list(range(len(recs))) if seq is None else list(seq)
-    cols = {f.name: [r[f.name] for r in recs] for f in schema if f.name not in ('vector', 'seq')}
-    cols['seq'] = seq
-    vecs = np.stack([r['vector'] for r in recs]).astype(np.float32) if recs else np.zeros((0, dim), np.float32)
+    col = lambda a: [getattr(n, a) for n in notes]
+    cols = {f.name: pa.array(col(f.name), f.type) for f in schema if f.name not in ('links', 'vector', 'seq')}
+    flat = [l for n in notes for l in n.links]   # the links as one list of structs, cut per note by offsets
+    ends = np.cumsum([0] + [len(n.links) for n in notes], dtype=np.int32)
+    structs = pa.StructArray.from_arrays([pa.array([a for a, _ in flat], pa.string()), pa.array([b for _, b in flat], pa.string())], fields=list(LINK_TYPE))
+    cols['links'] = pa.ListArray.from_arrays(pa.array(ends), structs, type=pa.list_(LINK_TYPE))
+    cols['seq'] = pa.array(list(range(len(notes))) if seq is None else list(seq), pa.int64())
+    vecs = np.stack([n.embedding for n in notes]).astype(np.float32) if notes else np.zeros((0, dim), np.float32)
     cols['vector'] = pa.FixedSizeListArray.from_arrays(pa.array(vecs.reshape(-1)), dim)
     return pa.table({f.name: cols[f.name] for f in schema}, schema=schema)
 
@@ -410,15 +413,22 @@ def _arrow(self:NoteStore, ids) -> pa.Table:
 @patch
 def flush(self:NoteStore) -> int:
     "Write dirty notes to the table (append new ones, `merge_insert` revised ones); returns how many."
-    n = 0
-    if self._new:
-        self.table.add(self._arrow(self._new))
-        n += len(self._new); self._new = {}
-    if self._dirty:
-        t = self._arrow(self._dirty)
-        self.table.merge_insert('id').when_matched_update_all().when_not_matched_insert_all().execute(t)
-        n += len(self._dirty); self._dirty = {}
-    return n
+    return self.write_taken(self.take_dirty())
+
+@patch
+def take_dirty(self:NoteStore) -> tuple:
+    "The notes the next write needs, as they are now (new ones and revised ones, each with its row), the trackers emptied: `write_taken` writes them, while the store goes on changing."
+    new, dirty = list(self._new), list(self._dirty); self._new, self._dirty = {}, {}
+    return self.get_many(new), [self._row[i] for i in new], self.get_many(dirty), [self._row[i] for i in dirty]
+
+@patch
+def write_taken(self:NoteStore, taken:tuple, # what `take_dirty` took
+               ) -> int:
+    "Write notes taken with `take_dirty` (append the new ones, `merge_insert` the revised ones); returns how many. Stored notes are never changed in place (a revision replaces the note), so the notes taken stay as they were."
+    new, new_rows, dirty, dirty_rows = taken
+    if new: self.table.add(notes_to_arrow(new, self.dim, new_rows))
+    if dirty: self.table.merge_insert('id').when_matched_update_all().when_not_matched_insert_all().execute(notes_to_arrow(dirty, self.dim, dirty_rows))
+    return len(new) + len(dirty)
 
 @patch(as_prop=True)
 def version(self:NoteStore) -> int:
@@ -534,7 +544,7 @@ class EvolutionLog:
                  overwrite:bool=False, # delete existing parts first
                  chunk:int=10_000, # rows buffered before a part is written automatically
                 ):
-        self.path, self.chunk, self._buf = Path(path), chunk, []
+        self.path, self.chunk, self._buf, self._writing, self._lock = Path(path), chunk, [], [], threading.Lock()   # `_writing`: rows taken by `take_part`, not yet in a part
         if overwrite and self.path.exists(): shutil.rmtree(self.path)
         self.path.mkdir(parents=True, exist_ok=True)
 
@@ -566,18 +576,30 @@ class EvolutionLog:
 
     def flush(self) -> int:
         "Write buffered rows as a new part; returns how many."
-        if not self._buf: return 0
+        return self.write_part(self.take_part())
+
+    def take_part(self) -> list[dict]:
+        "Take the buffered rows for `write_part` (they stay readable until written)."
+        with self._lock: rows, self._buf = self._buf, []; self._writing = rows
+        return rows
+
+    def write_part(self, rows:list[dict], # what `take_part` took
+                  ) -> int:
+        "Write rows taken with `take_part` as a new part; returns how many."
+        if not rows: return 0
         dest = self.path/f'part-{len(self.parts()):06d}-{uuid.uuid4().hex[:8]}.parquet'
         tmp = dest.with_suffix('.tmp')
-        pq.write_table(pa.Table.from_pylist(self._buf, schema=self.schema), tmp)
-        tmp.replace(dest)
-        n, self._buf = len(self._buf), []
-        return n
+        pq.write_table(pa.Table.from_pylist(rows, schema=self.schema), tmp)
+        with self._lock:   # the part appears and the rows stop being pending at once: a reader sees each row once
+            tmp.replace(dest)
+            if self._writing is rows: self._writing = []
+        return len(rows)
 
     def read(self) -> pd.DataFrame:
         "Every logged revision, written and still buffered, in order of logging."
-        ts = [pq.read_table(p, schema=self.schema) for p in self.parts()]
-        ts.append(pa.Table.from_pylist(self._buf, schema=self.schema))
+        with self._lock: parts, pending = self.parts(), self._writing + self._buf
+        ts = [pq.read_table(p, schema=self.schema) for p in parts]
+        ts.append(pa.Table.from_pylist(pending, schema=self.schema))
         return pa.concat_tables(ts).to_pandas()
 
     def for_note(self, note_id:str) -> pd.DataFrame:
@@ -585,4 +607,5 @@ class EvolutionLog:
         df = self.read()
         return df[df.note_id == note_id].sort_values(['version', 'at'], kind='stable').reset_index(drop=True)
 
-    def __len__(self): return sum(pq.read_metadata(p).num_rows for p in self.parts()) + len(self._buf)
+    def __len__(self):
+        with self._lock: return sum(pq.read_metadata(p).num_rows for p in self.parts()) + len(self._writing) + len(self._buf)

@@ -125,12 +125,13 @@ def main():
     t = time.perf_counter()
     with httpx.Client(base_url=url, timeout=60) as c:
         for s in range(0, len(evs), 50): v = c.post('/v1/events', json=dict(events=evs[s:s + 50])).json()['accepted_version']
+        post_s = time.perf_counter() - t
         while (h := c.get('/v1/health').json())['version'] < v: time.sleep(0.01)
         ingest_s = time.perf_counter() - t
         st = c.get('/v1/stats').json()
     stop.set()
     for th in ths: th.join()
-    out.update(ingest_eps=len(evs) / ingest_s, ingest_rec_p99=pct(lat4, 99), ingest_rec_p50=pct(lat4, 50), drained=st['pending'] == 0,
+    out.update(ingest_eps=len(evs) / ingest_s, post_eps=len(evs) / post_s, ingest_rec_p99=pct(lat4, 99), ingest_rec_p50=pct(lat4, 50), drained=st['pending'] == 0,
                writer_eps=st['writer']['events_per_s'], batches=st['writer']['batches'],
                gc_ingest={g: dict(passes=st['gc'][g]['passes'] - gc0[g]['passes'], seconds=round(st['gc'][g]['seconds'] - gc0[g]['seconds'], 3)) for g in ('gen0', 'gen1', 'gen2')} if gc0 else None)
     # restart: clean stop, then kill -9 with a queue, each back to answering
@@ -149,7 +150,7 @@ def main():
             ('recommend, 1 client, p99', f"{out['rec1_p99']:.0f} ms", f"{out['rec1_p99'] / f:.1f}x", '≤ 120 ms (goodreads)'),
             ('recommend, 8 clients', f"{out['rec8_rps']:.1f} /s (p50 {out['rec8_p50']:.0f} ms, p99 {out['rec8_p99']:.0f} ms)", f"{out['rec8_rps'] * f / 1000:.2f} of 1/floor", '≥ 40 /s (goodreads)'),
             ('event acknowledgement p99', f"{out['ack_p99']:.1f} ms (p50 {out['ack_p50']:.1f})", f"{out['ack_p99'] / f:.2f}x", '≤ 25 ms'),
-            ('sustained ingest, 4 clients recommending', f"{out['ingest_eps']:.1f} events/s applied (writer alone {out['writer_eps']:.1f}/s, {out['batches']} batches); queue drained: {out['drained']}", f"{out['ingest_eps'] * f / 1000:.3f} of 1/floor", '≥ 300 events/s'),
+            ('sustained ingest, 4 clients recommending', f"{out['ingest_eps']:.1f} events/s applied ({a.events} events, posted at {out['post_eps']:.0f}/s in calls of 50; writer {out['writer_eps']:.1f}/s while busy, {out['batches']} batches); queue drained: {out['drained']}", f"{out['ingest_eps'] * f / 1000:.3f} of 1/floor", '≥ 300 events/s'),
             ('recommend p99 during ingest', f"{out['ingest_rec_p99']:.0f} ms (p50 {out['ingest_rec_p50']:.0f})", f"{out['ingest_rec_p99'] / f:.1f}x", '≤ 250 ms'),
             ('start to serving (first start)', f"{out['start_s']:.1f} s", f"{out['start_s'] * 1000 / f:.0f}x", '≤ 5 s'),
             ('start to a first recommendation answered', f"{out['start_rec_s']:.1f} s", f"{out['start_rec_s'] * 1000 / f:.0f}x", '(the model loads in the background)'),

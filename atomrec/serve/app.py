@@ -181,7 +181,8 @@ class GcClock:
         if self._tick in gc.callbacks: gc.callbacks.remove(self._tick)
 
 class Service:
-    "An open memory behind an event log: one writer thread applies events; readers see one version at a time."
+    "An open memory behind an event log: one writer (a process of its own, or a thread) applies events; readers see one version at a time."
+    IN_FLIGHT = 4   # batches a writer process may hold at once: about 1.5 s of ml-100k events at 128 a batch, more than a checkpoint takes
     def __init__(self, mem:AtomRec, # an open memory (its folder's writer lock held)
                  keys:dict|None=None, # key -> `Key` (None: no keys, every caller is admin)
                  batch:int=128, # most events prepared at once (one neighbour search for all of them)
@@ -197,6 +198,7 @@ class Service:
         if writer == 'process' and not alone: raise AtomRecError("a writer process writes atomic memories with the rule memory agent: use writer='thread'")
         self._in_process = writer == 'process' or (writer == 'auto' and alone)
         self._pause = 0   # forgets waiting for the writer process to have nothing in flight
+        self._saved = threading.Event(); self._saved.set()   # clear while a checkpoint is being written
         self._writing = threading.Lock()   # held while the writer prepares and commits a batch: a forget waits for it
         self._ranking = threading.BoundedSemaphore(rankers)
         self.checkpoint_events, self.checkpoint_seconds, self._unsaved, self._saved_at = checkpoint_events, checkpoint_seconds, 0, time.monotonic()
@@ -237,7 +239,7 @@ class Service:
         "Stop the writer after its batch, checkpoint (not after a writer error: the last checkpoint stands), release the folder and the agents."
         self._stop = True
         with self._cv: self._cv.notify_all()
-        self.writer.join()
+        self.writer.join(); self._saved.wait()
         if self.proc is not None: self.proc.stop()
         if not self.error: self.events.sync()
         self.mem.close(checkpoint=not self.error); self.events.close(); self.gc.stop()
@@ -278,16 +280,19 @@ def _write_loop(self):
 
 @patch_to(Service)
 def _write_elsewhere(self):
-    "The writer thread with a writer process: keep two batches in flight (so the process never waits for this one), and apply the write turns it hands back under the write lock, all that have arrived in one go."
+    "The writer thread with a writer process: keep up to `IN_FLIGHT` batches in flight (so the process never waits for this thread, even while it checkpoints), and apply the write turns it hands back under the write lock, all that have arrived in one go."
     flight, holding = deque(), False   # batches sent and not yet written, oldest first; whether this thread holds `_writing`
     try:
         while True:
             with self._cv:
-                if not self._stop and not flight and self.events.last <= self.sent: self._cv.wait(1.0)
+                if idle := not self._stop and not flight and self.events.last <= self.sent: self._cv.wait(1.0)
             if self._stop and not flight: return
-            while not self._stop and not self._pause and len(flight) < 2 and (batch := self._next_batch(self.sent)):
+            while not self._stop and not self._pause and len(flight) < self.IN_FLIGHT and (batch := self._next_batch(self.sent)):
                 if not holding: self._writing.acquire(); holding = True   # a forget waits until nothing is in flight
                 self.proc.send(batch); flight.append(batch); self.sent = batch[-1]['seq']
+            quiet = idle and not flight and self.events.last <= self.sent   # a second without events: make what was applied durable
+            if self._unsaved and (quiet or self._unsaved >= self.checkpoint_events or time.monotonic() - self._saved_at >= self.checkpoint_seconds):
+                self._checkpoint()   # the process writes what is in flight meanwhile (the batches were sent first)
             if flight:
                 t = time.perf_counter()
                 msgs = self.proc.receive()   # received (and unpickled) outside the lock
@@ -301,8 +306,6 @@ def _write_elsewhere(self):
                 self.writes['seconds'] += time.perf_counter() - t
                 with self._cv: self._cv.notify_all()
             if not flight and holding: self._writing.release(); holding = False
-            if self._unsaved and (not flight or self._unsaved >= self.checkpoint_events or time.monotonic() - self._saved_at >= self.checkpoint_seconds):
-                self._checkpoint()   # the process goes on writing what is in flight meanwhile
     except Exception as e:
         self.error = f"{type(e).__name__}: {str(e)[:300]}"
         logging.getLogger('atomrec.serve').exception('writer stopped')
@@ -342,9 +345,18 @@ def _applied(self, batch:list[dict], # the events being written
 
 @patch_to(Service)
 def _checkpoint(self):
-    "Make the applied events durable (the memory's checkpoint records the last one); readers go on meanwhile, nothing changes the memory."
-    with self.rw.read(): self.events.sync(); self.mem.checkpoint()   # the notes of the events it counts are on disk first
+    "Make the applied events durable (the memory's checkpoint records the last one): what to write is taken at once, between write turns; it is written on a thread of its own while the writer goes on (one at a time)."
+    self._saved.wait()   # the last one is written
+    with self.rw.read(): c = self.mem.take_checkpoint()   # on the writer's thread, and no forget meanwhile: nothing changes the memory
     self._unsaved, self._saved_at = 0, time.monotonic()
+    self._saved.clear()
+    def write():
+        try: self.events.sync(); self.mem.write_checkpoint(c)   # the notes of the events it counts are on disk first
+        except Exception as e:
+            self.error = f"checkpoint failed: {type(e).__name__}: {str(e)[:300]}"
+            logging.getLogger('atomrec.serve').exception('checkpoint failed')
+        finally: self._saved.set()
+    threading.Thread(target=write, name='atomrec-checkpoint', daemon=True).start()
 
 @patch_to(Service)
 def wait_for(self, version:int, # an event number
@@ -485,6 +497,7 @@ def forget(self, key:Key, user:str, wait:float=60.0)->dict:
     with self._cv: self._pause += 1   # a writer process gets no new batch until this is done
     try:
         with self._writing, self.rw.write():   # never while the writer reads the memory to prepare a batch, nor with a batch in flight
+            self._saved.wait()   # nor while a checkpoint is written
             out = self.mem.forget(user)   # notes, links, index entries, history and the vectors of their texts
             out['events'] = self.events.drop_user(user, upto=self.applied)
             self._warm()
