@@ -36,6 +36,7 @@ class NoteEmbedder:
         self._idx, self._V = {}, np.zeros((0, encoder.dim), np.float32)   # text -> row of its encoder vector (looked up once)
         self._saved, self._on_disk = 0, set()   # rows of `_idx` already saved; cache keys the memory folder holds
         self._content, self._ph = {}, {}   # content -> its weighted part; context -> its phrases
+        self._parts = {}   # (keywords + tags) or context -> its weighted part: a revised note often has a neighbour's facets or context
     @staticmethod
     def phrases(text:str, # a note's field
                )->list[str]:
@@ -110,9 +111,16 @@ class NoteEmbedder:
         if self.mode == 'joint': return self.enc.encode_one(self.joint_text(n))
         v = self._content.get(n.content)      # content never changes: its part is computed once per distinct content
         if v is None: v = self._content[n.content] = self.w[0] * self._mean([l for l in n.content.split('\n') if l.strip()] or [n.content])
-        if self.cfg.facets and (n.keywords or n.tags): v = v + self.w[1] * self._mean(n.keywords + n.tags)
-        if self.cfg.context and n.context: v = v + self.w[2] * self._mean(self._phrases(n.context))
+        if self.cfg.facets and (n.keywords or n.tags): v = v + self._part(tuple(n.keywords + n.tags), 1)
+        if self.cfg.context and n.context: v = v + self._part(n.context, 2)
         return (v / max(np.linalg.norm(v), 1e-12)).astype(np.float32)
+    def _part(self, key, w:int):
+        "The weighted mean vector of facets (a tuple) or of a context's phrases (a string), computed once (the same bits each time)."
+        p = self._parts.get(key)
+        if p is None:
+            if len(self._parts) >= 200_000: self._parts.clear()   # a bound on memory; recomputing gives the same bits
+            p = self._parts[key] = self.w[w] * self._mean(list(key) if w == 1 else self._phrases(key))
+        return p
 
 # %% ../nbs/library/04_memory.ipynb #72999eed
 class AtomRec:

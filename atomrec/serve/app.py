@@ -405,7 +405,11 @@ def _visible(self, key:Key, note_id:str)->bool:
 
 @patch_to(Service)
 def _ref(self, key:Key, note_id:str)->str:
-    return note_id if note_id not in self.mem.store or self._visible(key, note_id) else self.pseudonym(note_id)
+    "The id `key` sees for a note: its own, or (another user's note) a pseudonym. Called for every link of every note a recommendation shows (about 900 on ml-100k), so it looks the note up once."
+    if key.admin: return note_id
+    try: n = self.mem.store.get(note_id)
+    except KeyError: return note_id
+    return note_id if n.kind == 'item' or n.owner in key.users else self.pseudonym(note_id)
 
 @patch_to(Service)
 def note_view(self, key:Key, note_id:str)->dict:

@@ -116,6 +116,6 @@ class WriterProcess:
         except subprocess.TimeoutExpired: self.process.kill(); self.process.wait()
         self._conn.close()
 
-# %% ../../nbs/serve/60a_writer.ipynb #d1b6117e
+# %% ../../nbs/serve/60a_writer.ipynb #1941c6ee
 #| eval: false
 if __name__ == '__main__': write_here(Connection(int(sys.argv[1])))
