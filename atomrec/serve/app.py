@@ -214,7 +214,7 @@ class Service:
         self.writer = threading.Thread(target=self._write_loop, name='atomrec-writer', daemon=True)
         self._warm()
         gc.freeze()   # what the memory holds now is never scanned by the cycle collector (see below)
-        self.proc = self._new_writer() if self._in_process else None   # it opens the memory when the service answers, or at the first batch
+        self.proc = self._new_writer() if self._in_process else None   # it starts with the first batch of events (see the writer process)
         self.writer.start()
 
     def _new_writer(self)->WriterProcess:
@@ -225,7 +225,6 @@ class Service:
     def warm_model(self):
         "Load the encoder's model and run one query through it on a thread of its own; call it once the server answers (torch's import then does not slow the start)."
         threading.Thread(target=self.mem.enc._encode, args=(['warm up'], 1), name='atomrec-encoder', daemon=True).start()   # straight to the model: nothing enters the cache
-        if self.proc is not None: self.proc.begin()   # and the writer process opens the memory
 
     def _warm(self):
         "Compute the tables the read path builds on first use (so concurrent readers only read them)."

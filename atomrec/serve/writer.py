@@ -59,7 +59,7 @@ class WriterProcess:
         self._how, self._lock, self.process = dict(path=str(path), items=items, turn=turn, batch=batch), threading.Lock(), None
 
     def begin(self):
-        "Start the process and let it open the memory; `write` calls it if nobody did. The service calls it once it answers requests, so starting the writer never slows the service's own start."
+        "Start the process and let it open the memory (`send` does, with the first batch)."
         with self._lock:
             if self.process is not None: return
             ours, theirs = socket.socketpair()
@@ -116,6 +116,6 @@ class WriterProcess:
         except subprocess.TimeoutExpired: self.process.kill(); self.process.wait()
         self._conn.close()
 
-# %% ../../nbs/serve/60a_writer.ipynb #1941c6ee
+# %% ../../nbs/serve/60a_writer.ipynb #a43e0dbf
 #| eval: false
 if __name__ == '__main__': write_here(Connection(int(sys.argv[1])))
