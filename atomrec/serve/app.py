@@ -183,6 +183,7 @@ class GcClock:
 class Service:
     "An open memory behind an event log: one writer (a process of its own, or a thread) applies events; readers see one version at a time."
     IN_FLIGHT = 4   # batches a writer process may hold at once: about 1.5 s of ml-100k events at 128 a batch, more than a checkpoint takes
+    APPLY_EVERY = 0.1   # seconds between two applications of a writer process's turns (see `_write_elsewhere`)
     def __init__(self, mem:AtomRec, # an open memory (its folder's writer lock held)
                  keys:dict|None=None, # key -> `Key` (None: no keys, every caller is admin)
                  batch:int=128, # most events prepared at once (one neighbour search for all of them)
@@ -280,7 +281,7 @@ def _write_loop(self):
 @patch_to(Service)
 def _write_elsewhere(self):
     "The writer thread with a writer process: keep up to `IN_FLIGHT` batches in flight (so the process never waits for this thread, even while it checkpoints), and apply the write turns it hands back under the write lock, all that have arrived in one go."
-    flight, holding = deque(), False   # batches sent and not yet written, oldest first; whether this thread holds `_writing`
+    flight, holding, last = deque(), False, 0.0   # batches sent and not yet written, oldest first; whether this thread holds `_writing`; when it last applied
     try:
         while True:
             with self._cv:
@@ -293,6 +294,7 @@ def _write_elsewhere(self):
             if self._unsaved and (quiet or self._unsaved >= self.checkpoint_events or time.monotonic() - self._saved_at >= self.checkpoint_seconds):
                 self._checkpoint()   # the process writes what is in flight meanwhile (the batches were sent first)
             if flight:
+                time.sleep(max(0.0, last + self.APPLY_EVERY - time.monotonic()))   # let turns gather: each apply makes arriving readers wait for one in progress
                 t = time.perf_counter()
                 msgs = self.proc.receive()   # received (and unpickled) outside the lock
                 with self.rw.write():
@@ -302,7 +304,7 @@ def _write_elsewhere(self):
                             ids, changes = m; self.mem.apply(changes)
                             if any(i is not None for i in ids): self._applied(flight[0], ids, warm=False)
                     self._warm()
-                self.writes['seconds'] += time.perf_counter() - t
+                self.writes['seconds'] += time.perf_counter() - t; last = time.monotonic()
                 with self._cv: self._cv.notify_all()
             if not flight and holding: self._writing.release(); holding = False
     except Exception as e:
