@@ -271,12 +271,24 @@ def _write_loop(self):
         t = time.perf_counter()
         try:
             self._write_here(batch)
-            if self._unsaved >= self.checkpoint_events or time.monotonic() - self._saved_at >= self.checkpoint_seconds: self._checkpoint()   # after the write turn: readers go on during it
-        except Exception as e:
-            self.error = f"{type(e).__name__}: {str(e)[:300]}"
-            logging.getLogger('atomrec.serve').exception('writer stopped'); return
+            if self._checkpoint_due(): self._checkpoint()   # after the write turn: readers go on during it
+        except Exception as e: return self._failed(e, 'writer stopped')
         self.writes['batches'] += 1; self.writes['events'] += len(batch); self.writes['seconds'] += time.perf_counter() - t
         with self._cv: self._cv.notify_all()
+
+@patch_to(Service)
+def _checkpoint_due(self)->bool:
+    "Enough applied since the last checkpoint: `checkpoint_events` events, or `checkpoint_seconds`."
+    return self._unsaved >= self.checkpoint_events or time.monotonic() - self._saved_at >= self.checkpoint_seconds
+
+@patch_to(Service)
+def _failed(self, e:Exception, # what was raised
+            what:str, # the log's message
+            prefix:str='', # put before the error /v1/health shows
+           ):
+    "Record a failure of the writer (or of a checkpoint) for /v1/health, and log it with its traceback."
+    self.error = f"{prefix}{type(e).__name__}: {str(e)[:300]}"
+    logging.getLogger('atomrec.serve').exception(what)
 
 @patch_to(Service)
 def _write_elsewhere(self):
@@ -291,7 +303,7 @@ def _write_elsewhere(self):
                 if not holding: self._writing.acquire(); holding = True   # a forget waits until nothing is in flight
                 self.proc.send(batch); flight.append(batch); self.sent = batch[-1]['seq']
             quiet = idle and not flight and self.events.last <= self.sent   # a second without events: make what was applied durable
-            if self._unsaved and (quiet or self._unsaved >= self.checkpoint_events or time.monotonic() - self._saved_at >= self.checkpoint_seconds):
+            if self._unsaved and (quiet or self._checkpoint_due()):
                 self._checkpoint()   # the process writes what is in flight meanwhile (the batches were sent first)
             if flight:
                 time.sleep(max(0.0, last + self.APPLY_EVERY - time.monotonic()))   # let turns gather: each apply makes arriving readers wait for one in progress
@@ -307,9 +319,7 @@ def _write_elsewhere(self):
                 self.writes['seconds'] += time.perf_counter() - t; last = time.monotonic()
                 with self._cv: self._cv.notify_all()
             if not flight and holding: self._writing.release(); holding = False
-    except Exception as e:
-        self.error = f"{type(e).__name__}: {str(e)[:300]}"
-        logging.getLogger('atomrec.serve').exception('writer stopped')
+    except Exception as e: self._failed(e, 'writer stopped')
     finally:
         if holding: self._writing.release()
 
@@ -353,9 +363,7 @@ def _checkpoint(self):
     self._saved.clear()
     def write():
         try: self.events.sync(); self.mem.write_checkpoint(c)   # the notes of the events it counts are on disk first
-        except Exception as e:
-            self.error = f"checkpoint failed: {type(e).__name__}: {str(e)[:300]}"
-            logging.getLogger('atomrec.serve').exception('checkpoint failed')
+        except Exception as e: self._failed(e, 'checkpoint failed', 'checkpoint failed: ')
         finally: self._saved.set()
     threading.Thread(target=write, name='atomrec-checkpoint', daemon=True).start()
 
@@ -400,8 +408,8 @@ def pseudonym(self, note_id:str)->str:
     return 'other:' + hmac.new(self._secret, note_id.encode(), hashlib.sha256).hexdigest()[:16]
 
 @patch_to(Service)
-def _visible(self, key:Key, note_id:str)->bool:
-    n = self.mem.store.get(note_id)
+def _visible(self, key:Key, n)->bool:
+    "Whether `key` may see note `n` whole: an item's note, or a note of one of its users."
     return n.kind == 'item' or key.may(n.owner)
 
 @patch_to(Service)
@@ -410,13 +418,13 @@ def _ref(self, key:Key, note_id:str)->str:
     if key.admin: return note_id
     try: n = self.mem.store.get(note_id)
     except KeyError: return note_id
-    return note_id if n.kind == 'item' or n.owner in key.users else self.pseudonym(note_id)
+    return note_id if self._visible(key, n) else self.pseudonym(note_id)
 
 @patch_to(Service)
 def note_view(self, key:Key, note_id:str)->dict:
     "A note as `key` may see it: whole, or (another user's) only its pseudonym, kind and item."
     n = self.mem.store.get(note_id)
-    if not self._visible(key, note_id): return dict(id=self.pseudonym(note_id), kind=n.kind, item=n.item_id)
+    if not self._visible(key, n): return dict(id=self.pseudonym(note_id), kind=n.kind, item=n.item_id)
     return dict(id=n.id, kind=n.kind, owner=n.owner, item=n.item_id, timestamp=n.timestamp, content=n.content, keywords=n.keywords,
                 tags=n.tags, context=n.context, links=[dict(note=self._ref(key, j), relation=r) for j, r in n.links], version=n.version)
 
@@ -486,7 +494,7 @@ def _fields(s:str, ref)->dict:
 def note(self, key:Key, note_id:str)->dict:
     "One note and its revision history from the evolution log (each revision: version, cause, time, fields before and after)."
     with self.rw.read():
-        if note_id not in self.mem.store or not self._visible(key, note_id):
+        if note_id not in self.mem.store or not self._visible(key, self.mem.store.get(note_id)):
             raise ApiError(404, 'note_id', f"no note {quote(note_id)} this key may read", "ids come from /v1/users/USER/notes or evidence paths")
         ref = lambda i: self._ref(key, i)
         h = self.mem.log.for_note(note_id)
