@@ -35,7 +35,6 @@ def write_here(conn:Connection, # this process's end of the socket to the servic
         from atomrec.serve.events import interactions
         how = conn.recv()
         mem = AtomRec.open(how['path'], items=how['items'], progress=False, batch=how['batch'], read_only=True).watch_changes()
-        send('ready')
         mem.enc._encode(['warm up'], 1)   # the encoder's model loads now, not inside the first batch
         while (events := conn.recv()) is not None:
             df = interactions(events)
@@ -93,8 +92,7 @@ class WriterProcess:
     def receive(self)->list:
         "Everything the process has sent since the last call, waiting for at least one: write turns, each (note ids per event, `Changes`), and `'done'` after each batch's last turn."
         msgs = []
-        while not msgs or self._conn.poll():
-            if (m := self._recv()) != 'ready': msgs.append(m)
+        while not msgs or self._conn.poll(): msgs.append(self._recv())
         return msgs
 
     def write(self, events:list[dict], # one batch
