@@ -12,7 +12,7 @@ import numpy as np
 # %% auto #0
 __all__ = ['ABLATIONS', 'READ_TIME', 'AtomRecError', 'DataError', 'quote', 'AtomRecConfig', 'ablation_config', 'write_config',
            'project_root', 'data_dirs', 'cache_root', 'embedding_cache_dir', 'stable_hash', 'rng_for', 'fsync_dir',
-           'replace_durably', 'write_json', 'read_json', 'LockedError', 'FolderLock']
+           'replace_durably', 'write_json', 'read_json', 'no_collection', 'LockedError', 'FolderLock']
 
 # %% ../nbs/library/00_core.ipynb #ae772373
 class AtomRecError(Exception):
@@ -155,6 +155,19 @@ def write_json(obj, path):
     tmp.write_text(json.dumps(obj, indent=2, default=str)); replace_durably(tmp, path)
 
 def read_json(path): return json.loads(Path(path).read_text())
+
+# %% ../nbs/library/00_core.ipynb #6e7e1269
+import gc
+from contextlib import contextmanager
+
+@contextmanager
+def no_collection():
+    "Within the block, no cycle collection (see above); the collector's state before the block is restored after it."
+    was = gc.isenabled()
+    gc.disable()
+    try: yield
+    finally:
+        if was: gc.enable()
 
 # %% ../nbs/library/00_core.ipynb #d3d1429b
 import fcntl, socket, time

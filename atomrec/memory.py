@@ -535,37 +535,38 @@ def open(cls:AtomRec, path, # a memory folder written by `AtomRec`
          read_only:bool=False, # open a memory another process owns: no lock taken, nothing in the folder ever written (it may still be changed in memory)
         )->AtomRec:
     "Reopen a memory as of its last checkpoint (notes, links, log, indices), to read it or to continue writing it."
-    path = Path(path)
-    if not (path/'memory.json').exists():
-        raise AtomRecError(f"{path} holds no AtomRec memory (no memory.json): create one with AtomRec(path={str(path)!r})")
-    m = read_json(path/'memory.json'); ck = m['checkpoint']
-    saved = AtomRecConfig.from_dict(m['config'])
-    self = object.__new__(cls._kind(saved.memory)); self._tmp, self.path, self.cfg = None, path, saved
-    self._lock = Unlocked() if read_only else FolderLock(path, 'memory folder')
-    if config is not None:
-        if write_config(config) != write_config(self.cfg):
-            diff = sorted(k for k, v in write_config(config).items() if write_config(self.cfg)[k] != v)
-            self._lock.release()
-            raise AtomRecError(f"{path} was written with other settings ({', '.join(f'{k}={getattr(self.cfg, k)!r}' for k in diff)}); "
-                               f"only {', '.join(READ_TIME)} may differ when reopening: build a new memory for {', '.join(f'{k}={getattr(config, k)!r}' for k in diff)}")
-        self.cfg = config
-    if encoder is not None and encoder.dim != m['dim']: raise AtomRecError(f"{path} was built with {m['dim']}-d vectors ({m['encoder']}); this encoder is {encoder.dim}-d")
-    self._setup(encoder or Encoder(m['encoder']), memory_agent, rec_agent, m['embed'], progress, batch, checkpoint_every)
-    self.embedder.load(path/'texts')   # the vectors of every text the notes were embedded from: nothing already seen is encoded again
-    self.store = NoteStore.open(path/'notes')
-    extra = [p for p in (path/'evolution').glob('part-*') if p.name not in set(ck['log_parts'])]
-    if read_only and (extra or self.store.version != ck['table_version']):
-        raise AtomRecError(f"{path} holds writes after its last checkpoint: open it writable once (AtomRec.open undoes them), then read-only")
-    if self.store.version != ck['table_version']: self.store.restore(ck['table_version'])   # written after the checkpoint: undone
-    for p in extra: p.unlink()
-    self.log = EvolutionLog(path/'evolution', chunk=2**62 if read_only else 10_000)   # read-only: rows stay in memory (see `changes`)
-    items = items if items is not None else (pd.read_parquet(path/'items.parquet') if (path/'items.parquet').exists() else None)
-    if items is not None: self.set_items(items); self._items_saved = (path/'items.parquet').exists()
-    self.stats = Counter(ck['stats'])
-    self.checkpoint_extra = dict(ck.get('extra', {}))
-    self.read_only = read_only
-    self._restore(ck)
-    return self
+    with no_collection():   # hundreds of thousands of objects, none of them garbage (see `no_collection`)
+        path = Path(path)
+        if not (path/'memory.json').exists():
+            raise AtomRecError(f"{path} holds no AtomRec memory (no memory.json): create one with AtomRec(path={str(path)!r})")
+        m = read_json(path/'memory.json'); ck = m['checkpoint']
+        saved = AtomRecConfig.from_dict(m['config'])
+        self = object.__new__(cls._kind(saved.memory)); self._tmp, self.path, self.cfg = None, path, saved
+        self._lock = Unlocked() if read_only else FolderLock(path, 'memory folder')
+        if config is not None:
+            if write_config(config) != write_config(self.cfg):
+                diff = sorted(k for k, v in write_config(config).items() if write_config(self.cfg)[k] != v)
+                self._lock.release()
+                raise AtomRecError(f"{path} was written with other settings ({', '.join(f'{k}={getattr(self.cfg, k)!r}' for k in diff)}); "
+                                   f"only {', '.join(READ_TIME)} may differ when reopening: build a new memory for {', '.join(f'{k}={getattr(config, k)!r}' for k in diff)}")
+            self.cfg = config
+        if encoder is not None and encoder.dim != m['dim']: raise AtomRecError(f"{path} was built with {m['dim']}-d vectors ({m['encoder']}); this encoder is {encoder.dim}-d")
+        self._setup(encoder or Encoder(m['encoder']), memory_agent, rec_agent, m['embed'], progress, batch, checkpoint_every)
+        self.embedder.load(path/'texts')   # the vectors of every text the notes were embedded from: nothing already seen is encoded again
+        self.store = NoteStore.open(path/'notes')
+        extra = [p for p in (path/'evolution').glob('part-*') if p.name not in set(ck['log_parts'])]
+        if read_only and (extra or self.store.version != ck['table_version']):
+            raise AtomRecError(f"{path} holds writes after its last checkpoint: open it writable once (AtomRec.open undoes them), then read-only")
+        if self.store.version != ck['table_version']: self.store.restore(ck['table_version'])   # written after the checkpoint: undone
+        for p in extra: p.unlink()
+        self.log = EvolutionLog(path/'evolution', chunk=2**62 if read_only else 10_000)   # read-only: rows stay in memory (see `changes`)
+        items = items if items is not None else (pd.read_parquet(path/'items.parquet') if (path/'items.parquet').exists() else None)
+        if items is not None: self.set_items(items); self._items_saved = (path/'items.parquet').exists()
+        self.stats = Counter(ck['stats'])
+        self.checkpoint_extra = dict(ck.get('extra', {}))
+        self.read_only = read_only
+        self._restore(ck)
+        return self
 
 @patch
 def _restore(self:AtomRec, checkpoint:dict):

@@ -213,7 +213,7 @@ class Service:
         self.gc = GcClock()   # the cycle collector's pauses, for /v1/stats
         self._secret = secrets.token_bytes(16)
         self.writer = threading.Thread(target=self._write_loop, name='atomrec-writer', daemon=True)
-        self._warm()
+        with no_collection(): self._warm()   # the read path's tables: many objects, none of them garbage
         gc.freeze()   # what the memory holds now is never scanned by the cycle collector (see below)
         self.proc = self._new_writer() if self._in_process else None   # it starts with the first batch of events (see the writer process)
         self.writer.start()

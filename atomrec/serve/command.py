@@ -7,7 +7,7 @@ __all__ = ['add_serve_args', 'llm_options', 'cmd_serve', 'serve']
 
 # %% ../../nbs/serve/64_command.ipynb #3e5c0c1d
 import argparse, json, sys, threading
-from ..core import AtomRecError, quote
+from ..core import AtomRecError, quote, no_collection
 
 # %% ../../nbs/serve/64_command.ipynb #08b4c708
 def add_serve_args(p:argparse.ArgumentParser, # the parser to give the flags to
@@ -44,16 +44,17 @@ def cmd_serve(a:argparse.Namespace, # the parsed `atomrec serve` flags
              ):
     "Serve `a.memory` until interrupted; exit 2 with a message if it cannot start (folder in use, no memory, bad keys)."
     # the service's modules load only when it runs: `atomrec --help` stays fast
-    from atomrec.serve.app import load_keys, open_memory, Service, uvicorn_server, serving_url
-    loopback = a.host in ('127.0.0.1', 'localhost', '::1')
-    try:
-        keys = load_keys(a.keys)
-        if keys is None and not loopback: raise AtomRecError(f"--host {quote(a.host)} without keys: give --keys FILE (or $ATOMREC_KEYS); only loopback may run without keys")
-        mem = open_memory(a.memory, a.items, a.agent, a.ranker, a.encoder_cache, llm_options(a))
-    except AtomRecError as e:
-        print(f"atomrec serve: error: {e}", file=sys.stderr); sys.exit(2)
-    sys.setswitchinterval(a.switch_interval / 1000)   # this process only: see the flag
-    svc = Service(mem, keys, batch=a.batch, turn=a.turn, rankers=a.rankers, writer=a.writer)
+    with no_collection():   # imports and the memory: many objects, none of them garbage (see `no_collection`)
+        from atomrec.serve.app import load_keys, open_memory, Service, uvicorn_server, serving_url
+        loopback = a.host in ('127.0.0.1', 'localhost', '::1')
+        try:
+            keys = load_keys(a.keys)
+            if keys is None and not loopback: raise AtomRecError(f"--host {quote(a.host)} without keys: give --keys FILE (or $ATOMREC_KEYS); only loopback may run without keys")
+            mem = open_memory(a.memory, a.items, a.agent, a.ranker, a.encoder_cache, llm_options(a))
+        except AtomRecError as e:
+            print(f"atomrec serve: error: {e}", file=sys.stderr); sys.exit(2)
+        sys.setswitchinterval(a.switch_interval / 1000)   # this process only: see the flag
+        svc = Service(mem, keys, batch=a.batch, turn=a.turn, rankers=a.rankers, writer=a.writer)
     server = uvicorn_server(svc, a.host, a.port, a.max_body, a.log_level)
     def announce():
         url = serving_url(server, svc, a.host)

@@ -6,7 +6,7 @@
 __all__ = ['WriterFailed', 'write_here', 'WriterProcess']
 
 # %% ../../nbs/serve/60a_writer.ipynb #1d76edc6
-import os, sys, socket, subprocess, traceback, threading, queue
+import os, sys, gc, socket, subprocess, traceback, threading, queue
 from multiprocessing.connection import Connection
 from multiprocessing.reduction import ForkingPickler
 from dataclasses import dataclass
@@ -36,13 +36,14 @@ def write_here(conn:Connection, # this process's end of the socket to the servic
         how = conn.recv()
         mem = AtomRec.open(how['path'], items=how['items'], progress=False, batch=how['batch'], read_only=True).watch_changes()
         mem.enc._encode(['warm up'], 1)   # the encoder's model loads now, not inside the first batch
+        gc.freeze()   # as in the service: the memory's objects are never scanned by the cycle collector
         while (events := conn.recv()) is not None:
             df = interactions(events)
             if mem.items is not None and (new := mem.missing_items(df.item_id)):
                 mem.add_items(new); send(([None] * len(events), mem.changes()))
             ready = mem.prepare(df)
             while ready.left: send((mem.commit(ready, most=how['turn']), mem.changes()))
-            send('done')
+            send('done'); gc.freeze()   # the notes just written too
     except (EOFError, BrokenPipeError, KeyboardInterrupt): pass   # the service is gone: nothing of ours is on disk
     except Exception as e: send(WriterFailed(f"{type(e).__name__}: {str(e)[:300]}", traceback.format_exc()))
     out.put(None); sender.join()
