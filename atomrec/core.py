@@ -156,7 +156,7 @@ def write_json(obj, path):
 
 def read_json(path): return json.loads(Path(path).read_text())
 
-# %% ../nbs/library/00_core.ipynb #6e7e1269
+# %% ../nbs/library/00_core.ipynb #1be025e3
 import gc
 from contextlib import contextmanager
 

@@ -15,8 +15,8 @@ __all__ = ['FEATURES', 'DEFAULT_WEIGHTS', 'LGBM_PARAMS', 'ScoringRecAgent', 'Rul
            'relative_names', 'fit_ranker', 'LearnedRecAgent', 'fit_rank_agent']
 
 # %% ../nbs/library/08_ranking.ipynb #f169a337
-FEATURES = ('query', 'profile', 'facets', 'paths', 'collab', 'cooccur', 'popularity', 'transition', 'request', 'itemcf', 'walk', 'walk2', 'walk3')
-DEFAULT_WEIGHTS = dict(query=1.0, profile=1.0, facets=0.5, paths=0.5, collab=0.5, cooccur=0.5, popularity=0.5, transition=0.5, request=1.0, itemcf=0.5, walk=0.5, walk2=0.5, walk3=0.5)
+FEATURES = ('query', 'profile', 'facets', 'paths', 'collab', 'cooccur', 'popularity', 'transition', 'request', 'itemcf', 'itemcf_recent', 'walk', 'walk2', 'walk3')
+DEFAULT_WEIGHTS = dict(query=1.0, profile=1.0, facets=0.5, paths=0.5, collab=0.5, cooccur=0.5, popularity=0.5, transition=0.5, request=1.0, itemcf=0.5, itemcf_recent=0.5, walk=0.5, walk2=0.5, walk3=0.5)
 
 class ScoringRecAgent(RecAgent):
     "A rank agent that ranks candidates by `score(features matrix)`, best first (ties in candidate order)."
@@ -149,6 +149,9 @@ class LearnedRecAgent(ScoringRecAgent):
              )->np.ndarray:
         "The booster's score of each candidate (the relative columns are added if the model was fitted with them)."
         F = np.asarray(feats, np.float64)
+        if self.booster.num_feature() not in (F.shape[1], 3 * F.shape[1]):
+            raise AtomRecError(f"this ranker was fitted on {self.booster.num_feature()} columns; the signals here are {F.shape[1]} ({3 * F.shape[1]} with the relative ones): "
+                               "it was fitted before the signals changed, so fit it again (`atomrec run` refits a run's ranker.txt)")
         if self.booster.num_feature() == 3 * F.shape[1]: F = relative_features(F)
         return self.booster.predict(F, num_threads=1)
     def save(self, path, # the model file to write

@@ -154,7 +154,7 @@ def explain(self:AtomRec, user:str, # the user
             ev:Evidence, # the synthesis of this user's retrieval
             per_candidate:int=4, # paths kept per candidate
            )->dict:
-    "Candidate -> evidence paths (dicts with nodes, relations, score, kind): retrieval, linked, next, walk, similar, in that order."
+    "Candidate -> evidence paths (dicts with nodes, relations, score, kind): retrieval, linked, next, recent, walk, similar, in that order."
     own = self.store.notes_of(user, kind='user'); own_ids = {n.id for n in own}
     seqs, cset = self.sequences(), set(candidates)
     nxt = {}   # candidate -> (weight, path): the strongest 'what another user did next' witness
@@ -168,6 +168,7 @@ def explain(self:AtomRec, user:str, # the user
                 if it in cset and w > nxt.get(it, (0.0,))[0]:
                     nxt[it] = (w, EvidencePath([mine.id, a, b], ['same item', f'then, {s} note{"s" if s > 1 else ""} later'], w))
     own_vecs = self.store.vectors([n.id for n in own]) if own else None
+    recents = self._walk_witnesses(user, candidates, own[-self.cfg.recent:])   # from the user's latest notes (the `itemcf_recent` signal)
     walks = self._walk_witnesses(user, candidates, own)
     longs = self._long_walk_witnesses(user, [c for c in candidates if c not in walks], own)   # for the candidates no one-step walk reaches
     out = {}
@@ -179,6 +180,7 @@ def explain(self:AtomRec, user:str, # the user
             hit = next(((j, rel) for j, rel in self.store.get(nid).links if j in own_ids), None)
             if hit: ps.append((EvidencePath([hit[0], nid], [hit[1] or 'linked'], 1.0), 'linked')); break
         if c in nxt: ps.append((nxt[c][1], 'next'))
+        if c in recents and recents[c].nodes != getattr(walks.get(c), 'nodes', None): ps.append((recents[c], 'recent'))   # unless the strongest walk already starts there
         if (w := walks.get(c) or longs.get(c)) is not None: ps.append((w, 'walk'))
         if own_vecs is not None and cid in self.store:
             sims = own_vecs @ self.store.vectors([cid])[0]; j = int(np.argmax(sims))

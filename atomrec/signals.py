@@ -243,6 +243,7 @@ def features(self:AtomRec, user:str, # the user
     T, recent = self.transitions(), [n.item_id for n in own[-self.cfg.recent:]][::-1]   # most recent first
     owners = self._item_owners
     mine_owners = [(owners[i], math.sqrt(len(owners[i]))) for i in mine if owners.get(i)]
+    recent_owners = [(owners[i], math.sqrt(len(owners[i]))) for i in dict.fromkeys(recent) if owners.get(i)]   # the same, from the user's `recent` latest notes only
     per = defaultdict(list)   # signal -> its value for each candidate so far
     for c in candidates:
         cn = self.store.get(self.item_note_id(c))
@@ -256,6 +257,7 @@ def features(self:AtomRec, user:str, # the user
         per['transition'].append(math.log1p(sum(T[i].get(c, 0.0) * RECENCY ** k for k, i in enumerate(recent) if i in T)))
         oc = owners.get(c, ())   # item-to-item cosine over who has notes on both, summed over the user's items
         per['itemcf'].append(sum(len(oi & oc) / (si * math.sqrt(len(oc))) for oi, si in mine_owners) if oc else 0.0)
+        per['itemcf_recent'].append(sum(len(oi & oc) / (si * math.sqrt(len(oc))) for oi, si in recent_owners) if oc else 0.0)
     walks = self.walk(user, candidates, hops=WALK_HOPS)
     cols = dict(query=cvec @ qvec, profile=profile, **{k: np.array(v) for k, v in per.items()},
                 request=cvec @ rvec if rvec is not None else np.zeros(len(candidates)),

@@ -7,17 +7,21 @@ sustained ingest while 4 clients recommend, restart-to-serving; each also as a r
 RUN_DIR is a finished `atomrec run atomrec` (its memory-test and ranker.txt are served, from a copy); built first when missing:
     atomrec prepare ml-100k --out BENCH_DIR && atomrec run atomrec --bench BENCH_DIR --out RUN_DIR
 The bench may import the harness (to build and read the benchmark); the service it measures does not."""
-import argparse, json, shutil, signal, subprocess, sys, tempfile, threading, time
+import argparse, ctypes, json, shutil, signal, subprocess, sys, tempfile, threading, time
 from pathlib import Path
 import numpy as np, httpx
 
 def pct(xs, q): return float(np.percentile(np.asarray(xs) * 1000, q))
 
+def die_with_us():
+    "In the server's process, before it starts: killed when this benchmark's process ends (Linux `PR_SET_PDEATHSIG`), so a run that fails leaves no server sharing the cores with the next."
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL)
+
 def launch(folder, ranker, log, case=None, args=()):
     "Start the service; (process, url, seconds from start to answering /v1/health[, and to answering a first recommendation for `case`])."
     t = time.perf_counter()
     p = subprocess.Popen([sys.executable, '-m', 'atomrec.serve', str(folder), '--port', '0', '--ranker', str(ranker), *args],
-                         stdout=subprocess.PIPE, stderr=open(log, 'a'), text=True)
+                         stdout=subprocess.PIPE, stderr=open(log, 'a'), text=True, preexec_fn=die_with_us)
     url = json.loads(p.stdout.readline())['url']
     while True:
         try:
