@@ -12,7 +12,7 @@ from .store import AtomicNote
 from .memory import AtomRec, Trace
 
 # %% auto #0
-__all__ = ['CoarseAtomRec']
+__all__ = ['COARSE_TITLES', 'CoarseAtomRec']
 
 # %% ../nbs/library/05_coarse.ipynb #a00758ee
 class CoarseAtomRec(AtomRec, memory='coarse'):
@@ -42,6 +42,8 @@ def _unwritten(self:CoarseAtomRec, recs:list)->list:
     return AtomRec._unwritten(self, recs)
 
 # %% ../nbs/library/05_coarse.ipynb #90c538ec
+COARSE_TITLES = 50   # items whose titles a summary lists, the latest (its text stays within what the encoder reads)
+
 @patch
 def _coarse_note(self:CoarseAtomRec, user:str, recs:list)->AtomicNote:
     """Coarse memory (ablation): the user's one summary note, rewritten with the user's new interactions `recs` (time order).
@@ -50,7 +52,7 @@ def _coarse_note(self:CoarseAtomRec, user:str, recs:list)->AtomicNote:
     for r in recs: self._coarse[user].append(r.item); self._item_user_notes[r.item].append(nid); self._user_items[user].add(r.item)
     self._trans = None   # the tables read off who has notes on what (`transitions`, `walk_index`) are stale now, as after `_commit`
     last = recs[-1]
-    titles = [str(self.items.at[i, 'title']) if self.items is not None and i in self.items.index else i for i in self._coarse[user][-self.cfg.max_history:]]
+    titles = [str(self.items.at[i, 'title']) if self.items is not None and i in self.items.index else i for i in self._coarse[user][-COARSE_TITLES:]]
     content = "user's items, oldest first: " + '; '.join(titles)
     note = AtomicNote(nid, 'user', user, content, last.timestamp, item_id=last.item, source=last.source)
     self.mem.construct([note], {nid: []}, {nid: last.evidence})

@@ -50,7 +50,7 @@ class AtomRecConfig:
     hops:int = 2              # link hops expanded at retrieval
     k_ret:int = 15            # seed notes retrieved for a query
     max_expand:int = 60       # bound on notes in the retrieved subgraph
-    max_history:int = 50      # most recent pre-target interactions written to memory per user
+    max_history:int|None = None   # most recent pre-target interactions a benchmark writes to memory per user (None: every one)
     recent:int = 5            # recent interactions used in the retrieval query
     query:str = "composed"    # the retrieval query's vector: 'composed' from the stored vectors of the recent notes and the request's own, or 'text' (the query text encoded)
     encoder:str = "all-MiniLM-L6-v2"  # sentence-transformers model name or path

@@ -20,12 +20,12 @@ from .benchmark import Bench
 __all__ = ['memory_frame', 'memory_leaks', 'AtomRecMethod']
 
 # %% ../../nbs/eval/24_method.ipynb #f7dfb3c8
-def memory_frame(bench:Bench, split:str, users, max_history:int, keep_pos:bool=False)->pd.DataFrame:
-    "The interactions a split's memory may hold: each user's last `max_history` before the split's target."
+def memory_frame(bench:Bench, split:str, users, max_history:int|None, keep_pos:bool=False)->pd.DataFrame:
+    "The interactions a split's memory may hold: each user's interactions before the split's target (the last `max_history`, if given)."
     back = 1 if split == 'test' else 2
     df = bench.interactions if users is None else bench.interactions[bench.interactions.user_id.isin(set(users))]
     df = df[df.pos < df.n - back]
-    df = df[df.pos >= df.n - back - max_history]
+    if max_history is not None: df = df[df.pos >= df.n - back - max_history]
     cols = ['user_id', 'item_id', 'timestamp'] + [c for c in ('rating', 'review_title', 'review_text') if c in df.columns]
     df = df[cols + ['pos', 'n']].sort_values(['timestamp', 'user_id', 'pos'])
     if 'review_text' in df: df = df.rename(columns={'review_text': 'review'})

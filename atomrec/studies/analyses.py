@@ -402,7 +402,7 @@ def cost_figure(points:pd.DataFrame, title:str, path=None, price_model:str='gpt-
 
 # %% ../../nbs/studies/41_analyses.ipynb #28d60910
 def paper_history(bench:Bench, cap:int=50, split:str='test')->float:
-    "Mean pre-target history per test user, at most `cap` (AtomRec's `max_history`): what the paper's setting writes to memory per user."
+    "Mean pre-target history per test user, at most `cap` (the paper's setting, 50 interactions per user): what it writes to memory per user."
     return float(bench.cases(split).history.map(lambda h: min(len(h), cap)).mean())
 
 def cost_markdown(grid:pd.DataFrame, # the study's runs (`STUDIES['cost']`): LLM methods and the methods that call none, on the same users

@@ -58,7 +58,7 @@ def _finish(r:dict, shards:int, *ranked)->str:
 
 # %% ../../nbs/studies/42_cluster.ipynb #51d7db53
 def memory_texts(bench:Bench, # a prepared benchmark
-                 max_history:int=AtomRecConfig().max_history, # interactions per user a memory keeps
+                 max_history:int|None=AtomRecConfig().max_history, # interactions per user a memory keeps (None: all)
                 )->list[str]:
     "The texts a memory of `bench` embeds before any agent writes: each line of every item's text and of every trace's content."
     items = bench.items.set_index('item_id', drop=False)
@@ -134,7 +134,8 @@ def _encode_memories(bench:Path, methods:list, opts:dict|None):
         mo = {**o.get('config', {}), **{k: v for k, v in (opts or {}).get(m, {}).items() if k in AtomRecConfig.__dataclass_fields__}}
         cfgs.append(AtomRecConfig.from_dict(mo))
     for enc in dict.fromkeys(c.encoder for c in cfgs):
-        encode_texts(memory_texts(Bench(bench), max(c.max_history for c in cfgs if c.encoder == enc)), model=enc)
+        keep = [c.max_history for c in cfgs if c.encoder == enc]   # the longest history any of them keeps (None: all)
+        encode_texts(memory_texts(Bench(bench), None if None in keep else max(keep)), model=enc)
 
 def ray_grid(out, # experiment folder on a path every worker sees: benches under out/bench, runs under out/runs
              datasets=('goodreads', 'scientific', 'ml-100k'), # dataset names or folders (as every worker finds them)
