@@ -5,6 +5,7 @@
 # %% ../nbs/library/08_ranking.ipynb #fda21d54
 from __future__ import annotations
 from pathlib import Path
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 import numpy as np
 from .core import *
@@ -135,6 +136,8 @@ def fit_ranker(feats:np.ndarray, # (cases, candidates, features) from the valida
                 params={k: v for k, v in p.items() if k != 'verbose'})
     return booster, info
 
+_starting = threading.Lock()   # one `LearnedRecAgent.start` at a time
+
 class LearnedRecAgent(ScoringRecAgent):
     "Scores candidates with a LightGBM ranker fitted on validation cases (see `fit_ranker`)."
     name = 'lgbm'
@@ -142,7 +145,8 @@ class LearnedRecAgent(ScoringRecAgent):
         self._booster = booster
     @property
     def booster(self):
-        "The LightGBM booster (waits for it if it is still loading)."
+        "The LightGBM booster (waits for it if it is still loading; starts loading it if `load_soon` was told to wait)."
+        if self._booster is None: self.start()
         if isinstance(self._booster, Future): self._booster = self._booster.result()
         return self._booster
     def score(self, feats:np.ndarray, # (candidates, signals)
@@ -166,13 +170,20 @@ class LearnedRecAgent(ScoringRecAgent):
         return cls(lgb.Booster(model_file=str(path)))
     @classmethod
     def load_soon(cls, path, # a model file written by `save`
+                  start:bool=True, # start reading it now; False: at `start()`, or at the first score
                  )->LearnedRecAgent:
         "The agent of a model saved by `save`, read on a thread of its own (importing LightGBM takes over a second); the first score waits for it."
         with open(path) as f:
             if f.readline().strip() != 'tree': raise AtomRecError(f"{quote(str(path))} is not a LightGBM model file (its first line is not 'tree'): give the ranker.txt of a run")
-        pool = ThreadPoolExecutor(1, thread_name_prefix='atomrec-ranker')
-        agent = cls(pool.submit(lambda: cls.load(path).booster)); pool.shutdown(wait=False)
+        agent = cls(None); agent._path = Path(path)
+        if start: agent.start()
         return agent
+    def start(self):
+        "Start reading the model `load_soon` was given on a thread of its own (once; nothing to do with a model in hand)."
+        with _starting:
+            if self._booster is not None: return
+            pool = ThreadPoolExecutor(1, thread_name_prefix='atomrec-ranker')
+            self._booster = pool.submit(lambda: type(self).load(self._path).booster); pool.shutdown(wait=False)
 
 # %% ../nbs/library/08_ranking.ipynb #e26e1143
 def fit_rank_agent(feats:np.ndarray, # (cases, candidates, len(FEATURES)) from the validation split

@@ -25,6 +25,7 @@ from ..memory import AtomRec
 from .events import EventLog, EventConflict, in_order, interactions
 from .writer import WriterProcess
 from ..agents import RuleMemoryAgent
+from ..ranking import LearnedRecAgent
 import atomrec.forget  # noqa: F401  (AtomRec.forget)
 
 # %% ../../nbs/serve/61_app.ipynb #579c8284
@@ -213,10 +214,19 @@ class Service:
         self.gc = GcClock()   # the cycle collector's pauses, for /v1/stats
         self._secret = secrets.token_bytes(16)
         self.writer = threading.Thread(target=self._write_loop, name='atomrec-writer', daemon=True)
-        with no_collection(): self._warm()   # the read path's tables: many objects, none of them garbage
         gc.freeze()   # what the memory holds now is never scanned by the cycle collector (see below)
+        self._warming = self.rw.write(); self._warming.__enter__()   # readers and the writer wait until the read path's tables are built (`_warm_up`)
         self.proc = self._new_writer() if self._in_process else None   # it starts with the first batch of events (see the writer process)
+        threading.Thread(target=self._warm_up, name='atomrec-warm', daemon=True).start()
         self.writer.start()
+
+    def _warm_up(self):
+        "Build the read path's tables on a thread of its own, then let readers and the writer in: health and events are answered meanwhile."
+        try:
+            with no_collection(): self._warm()   # many objects, none of them garbage
+            gc.freeze()   # nor the tables
+        except Exception as e: self._failed(e, 'warm-up failed')
+        finally: self._warming.__exit__(None, None, None)
 
     def _new_writer(self)->WriterProcess:
         "A writer process on the memory as last checkpointed (which must be all of it)."
@@ -224,7 +234,8 @@ class Service:
         return WriterProcess(self.mem.path, items, self.turn, self.batch)
 
     def warm_model(self):
-        "Load the encoder's model and run one query through it on a thread of its own; call it once the server answers (torch's import then does not slow the start)."
+        "Load the encoder's model and run one query through it, and the rank agent's model, on threads of their own; call it once the server answers (torch's and LightGBM's imports then do not slow the start)."
+        if isinstance(self.mem.rec, LearnedRecAgent): self.mem.rec.start()
         threading.Thread(target=self.mem.enc._encode, args=(['warm up'], 1), name='atomrec-encoder', daemon=True).start()   # straight to the model: nothing enters the cache
 
     def _warm(self):
@@ -633,7 +644,7 @@ def open_memory(path, # the memory folder
         mem_agent, rec_agent, _ = make_llm_agents(run_dir=path.parent/f'{path.name}-llm', **(llm or {}))
     if ranker is not None:
         r = Path(ranker)
-        rec_agent = RuleRecAgent(read_json(r)['weights']) if r.suffix == '.json' else LearnedRecAgent.load_soon(r)   # LightGBM loads while the memory opens
+        rec_agent = RuleRecAgent(read_json(r)['weights']) if r.suffix == '.json' else LearnedRecAgent.load_soon(r, start=False)   # LightGBM loads once the service answers (`warm_model`)
     enc = Encoder(cache_path=encoder_cache) if encoder_cache else None
     if (path/'memory.json').exists():
         m = read_json(path/'memory.json')
