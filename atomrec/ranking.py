@@ -142,7 +142,7 @@ class LearnedRecAgent(ScoringRecAgent):
     "Scores candidates with a LightGBM ranker fitted on validation cases (see `fit_ranker`)."
     name = 'lgbm'
     def __init__(self, booster): # a LightGBM booster fitted by `fit_ranker` (or a future of one: see `load_soon`)
-        self._booster = booster
+        self._booster, self._path = booster, None   # `_path`: the model file `load_soon` reads
     @property
     def booster(self):
         "The LightGBM booster (waits for it if it is still loading; starts loading it if `load_soon` was told to wait)."
@@ -182,6 +182,7 @@ class LearnedRecAgent(ScoringRecAgent):
         "Start reading the model `load_soon` was given on a thread of its own (once; nothing to do with a model in hand)."
         with _starting:
             if self._booster is not None: return
+            if self._path is None: raise AtomRecError("this LearnedRecAgent has no model: give it a booster, or make it with load_soon(path)")
             pool = ThreadPoolExecutor(1, thread_name_prefix='atomrec-ranker')
             self._booster = pool.submit(lambda: type(self).load(self._path).booster); pool.shutdown(wait=False)
 

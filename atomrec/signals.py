@@ -255,9 +255,9 @@ def features(self:AtomRec, user:str, # the user
         per['cooccur'].append(sum(len(self._user_items[v] & mine) / math.sqrt(len(self._user_items[v])) for v in others) / math.sqrt(len(mine) + 1))
         per['popularity'].append(math.log1p(len(others)))
         per['transition'].append(math.log1p(sum(T[i].get(c, 0.0) * RECENCY ** k for k, i in enumerate(recent) if i in T)))
-        oc = owners.get(c, ())   # item-to-item cosine over who has notes on both, summed over the user's items
-        per['itemcf'].append(sum(len(oi & oc) / (si * math.sqrt(len(oc))) for oi, si in mine_owners) if oc else 0.0)
-        per['itemcf_recent'].append(sum(len(oi & oc) / (si * math.sqrt(len(oc))) for oi, si in recent_owners) if oc else 0.0)
+        oc = owners.get(c, ())   # item-to-item cosine over who has notes on both, summed over the user's items (all, or the recent ones)
+        cosines = lambda items: sum(len(oi & oc) / (si * math.sqrt(len(oc))) for oi, si in items) if oc else 0.0
+        per['itemcf'].append(cosines(mine_owners)); per['itemcf_recent'].append(cosines(recent_owners))
     walks = self.walk(user, candidates, hops=WALK_HOPS)
     cols = dict(query=cvec @ qvec, profile=profile, **{k: np.array(v) for k, v in per.items()},
                 request=cvec @ rvec if rvec is not None else np.zeros(len(candidates)),
