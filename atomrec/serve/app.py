@@ -250,6 +250,7 @@ class Service:
         "Stop the writer after its batch, checkpoint (not after a writer error: the last checkpoint stands), release the folder and the agents."
         self._stop = True
         with self._cv: self._cv.notify_all()
+        with self.rw.write(): pass   # the warm-up is done (it holds the write lock until then): nothing reads the memory while it closes
         self.writer.join(); self._saved.wait()
         if self.proc is not None: self.proc.stop()
         if not self.error: self.events.sync()
