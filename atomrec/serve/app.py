@@ -25,7 +25,7 @@ from ..memory import AtomRec
 from .events import EventLog, EventConflict, in_order, interactions
 from .writer import WriterProcess
 from ..agents import RuleMemoryAgent
-from ..ranking import LearnedRecAgent
+from ..ranking import RuleRecAgent, LearnedRecAgent
 import atomrec.forget  # noqa: F401  (AtomRec.forget)
 
 # %% ../../nbs/serve/61_app.ipynb #579c8284
@@ -628,8 +628,6 @@ def open_memory(path, # the memory folder
                )->AtomRec:
     "The memory `serve` serves: opened (or created from `items`, every item with its note), with the agents asked for."
     from atomrec.encoder import Encoder
-    from atomrec.agents import RuleMemoryAgent
-    from atomrec.ranking import RuleRecAgent, LearnedRecAgent
     path = Path(path)
     table = None
     if items is not None:
