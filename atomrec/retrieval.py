@@ -161,12 +161,13 @@ def explain(self:AtomRec, user:str, # the user
     for k, mine in enumerate(own[-self.cfg.recent:][::-1]):
         for a in self._item_user_notes.get(mine.item_id, []):
             if a in own_ids: continue
-            seq = seqs.get(self.store.get(a).owner, [])
-            p = seq.index(a)
-            for s, b in enumerate(seq[p + 1:p + 1 + signals.NEXT_WINDOW], 1):
-                it, w = self.store.get(b).item_id, signals.RECENCY ** k / s
+            v, p = self._seq_at[a]   # its owner, and its place in their sequence
+            after = self._seq_items[v][p + 1:p + 1 + signals.NEXT_WINDOW]   # the items of their next notes
+            if cset.isdisjoint(after): continue
+            for s, it in enumerate(after, 1):
+                w = signals.RECENCY ** k / s
                 if it in cset and w > nxt.get(it, (0.0,))[0]:
-                    nxt[it] = (w, EvidencePath([mine.id, a, b], ['same item', f'then, {s} note{"s" if s > 1 else ""} later'], w))
+                    nxt[it] = (w, EvidencePath([mine.id, a, seqs[v][p + s]], ['same item', f'then, {s} note{"s" if s > 1 else ""} later'], w))
     own_vecs = self.store.vectors([n.id for n in own]) if own else None
     recents = self._walk_witnesses(user, candidates, own[-self.cfg.recent:])   # from the user's latest notes (the `itemcf_recent` signal)
     walks = self._walk_witnesses(user, candidates, own)
@@ -176,8 +177,8 @@ def explain(self:AtomRec, user:str, # the user
         cid = self.item_note_id(c); about = {cid, *self._item_user_notes.get(c, [])}
         ps = [(p, 'retrieval') for p in ev.paths if p.nodes[-1] in about][:2]
         for nid in self._item_user_notes.get(c, []):
-            if nid in own_ids: continue
-            hit = next(((j, rel) for j, rel in self.store.get(nid).links if j in own_ids), None)
+            if nid in own_ids or own_ids.isdisjoint(map(signals.link_target, (links := self.store.get(nid).links))): continue
+            hit = next(((j, rel) for j, rel in links if j in own_ids), None)
             if hit: ps.append((EvidencePath([hit[0], nid], [hit[1] or 'linked'], 1.0), 'linked')); break
         if c in nxt: ps.append((nxt[c][1], 'next'))
         if c in recents and recents[c].nodes != getattr(walks.get(c), 'nodes', None): ps.append((recents[c], 'recent'))   # unless the strongest walk already starts there

@@ -6,6 +6,7 @@
 from __future__ import annotations
 import math
 from collections import defaultdict, Counter
+from operator import itemgetter
 from dataclasses import dataclass
 import numpy as np, scipy.sparse as sp
 from fastcore.basics import patch
@@ -14,11 +15,12 @@ from .memory import AtomRec
 from .ranking import FEATURES
 
 # %% auto #0
-__all__ = ['NEXT_WINDOW', 'RECENCY', 'WALK_BETA', 'WALK_HOPS', 'rp3_walk', 'WalkIndex']
+__all__ = ['NEXT_WINDOW', 'RECENCY', 'link_target', 'WALK_BETA', 'WALK_HOPS', 'rp3_walk', 'WalkIndex']
 
 # %% ../nbs/library/07_signals.ipynb #134aacd0
 NEXT_WINDOW = 3   # a user's later notes that count as 'next' after a note (weight 1/steps)
 RECENCY = 0.8     # weight of the user's k-th most recent item in the sequential signals: RECENCY**k
+link_target = itemgetter(0)   # a note's link (note id, relation) -> the note it points to
 
 @patch
 def sequences(self:AtomRec)->dict:
@@ -32,7 +34,9 @@ def _follow(self:AtomRec, note)->bool:
     seq = self._seqs.setdefault(note.owner, [])
     if seq and self.store.get(seq[-1]).timestamp > note.timestamp: return False
     before = [self.store.get(i).item_id for i in seq[-NEXT_WINDOW:]][::-1]   # one step back first
-    seq.append(note.id); self._item_owners[note.item_id].add(note.owner)
+    self._seq_at[note.id], self._last_note[note.owner, note.item_id] = (note.owner, len(seq)), note.id   # where it sits; the owner's latest note on its item
+    seq.append(note.id); self._seq_items.setdefault(note.owner, []).append(note.item_id); self._item_owners[note.item_id].add(note.owner)
+    self._owner_bits[note.item_id] = self._owner_bits.get(note.item_id, 0) | 1 << self._user_bit.setdefault(note.owner, len(self._user_bit))   # the same owners, as bits
     for s, a in enumerate(before, 1):
         c = self._steps[a, note.item_id]; c[s - 1] += 1
         self._trans[a][note.item_id] = sum(k / (j + 1) for j, k in enumerate(c))
@@ -47,6 +51,8 @@ def transitions(self:AtomRec)->dict:
         if not all(self._follow(n) for n in new): self._trans = None
     if self._trans is None:
         self._trans, self._steps, self._seqs, self._item_owners = defaultdict(Counter), defaultdict(lambda: [0] * NEXT_WINDOW), {}, defaultdict(set)
+        self._seq_items, self._seq_at, self._last_note = {}, {}, {}   # user -> the items of their sequence; note id -> (owner, its place there); (owner, item) -> the owner's latest note on it
+        self._owner_bits, self._user_bit = {}, {}   # item -> its owners as one integer's bits; user -> their bit
         self._trans_new, self._walk = [], None
         for u in self._user_items:
             for n in self.store.notes_of(u, kind='user'): self._follow(n)
@@ -171,9 +177,8 @@ def _walk_witness(self:AtomRec, user:str, c:str, own:list)->EvidencePath|None:
 @patch
 def _witness_path(self:AtomRec, v:str, h:str, c:str, mine:str, w:float)->EvidencePath:
     "The path the user's note `mine` on h → reader `v`'s note on h → `v`'s note on `c`."
-    seq = self.sequences()[v]
-    theirs = {n.item_id: n.id for n in self.store.get_many(seq)}
-    about = lambda i: theirs.get(i) or self._note_of(v, i)   # a coarse memory's summary is about all its items
+    self.sequences()
+    about = lambda i: self._last_note.get((v, i)) or self._note_of(v, i)   # their latest note on it (a coarse memory's summary is about all its items)
     return EvidencePath([mine, about(h), about(c)], ['same item', 'same reader'], w)
 
 # %% ../nbs/library/07_signals.ipynb #a615819e
@@ -241,22 +246,26 @@ def features(self:AtomRec, user:str, # the user
     fw = dict(ev.facets); tot = sum(fw.values()) or 1.0
     mine = self._user_items.get(user, set())
     T, recent = self.transitions(), [n.item_id for n in own[-self.cfg.recent:]][::-1]   # most recent first
-    owners = self._item_owners
-    mine_owners = [(owners[i], math.sqrt(len(owners[i]))) for i in mine if owners.get(i)]
-    recent_owners = [(owners[i], math.sqrt(len(owners[i]))) for i in dict.fromkeys(recent) if owners.get(i)]   # the same, from the user's `recent` latest notes only
+    owners, bits = self._item_owners, self._owner_bits   # who has notes on each item: as sets, and as bits (a count of shared owners is one AND)
+    mine_owners = [(bits[i], math.sqrt(len(owners[i]))) for i in mine if owners.get(i)]
+    recent_owners = [(bits[i], math.sqrt(len(owners[i]))) for i in dict.fromkeys(recent) if owners.get(i)]   # the same, from the user's `recent` latest notes only
     per = defaultdict(list)   # signal -> its value for each candidate so far
+    overlap = {}   # another owner -> their items shared with the user / sqrt(their items): many candidates share readers
+    def shared(v):
+        if v not in overlap: overlap[v] = len(self._user_items[v] & mine) / math.sqrt(len(self._user_items[v]))
+        return overlap[v]
     for c in candidates:
         cn = self.store.get(self.item_note_id(c))
         per['facets'].append(sum(fw.get(w, 0) for w in set(cn.keywords + cn.tags)) / tot)
         theirs = self.store.get_many([i for i in self._item_user_notes.get(c, []) if i not in own_ids])  # other users' notes about c
         per['paths'].append(ev.scores.get(self.item_note_id(c), 0.0) + sum(ev.scores.get(n.id, 0.0) for n in theirs))
-        per['collab'].append(math.log1p(sum(any(j in own_ids for j, _ in n.links) for n in theirs)))
+        per['collab'].append(math.log1p(sum(not own_ids.isdisjoint(map(link_target, n.links)) for n in theirs)))   # those linked to one of the user's notes
         others = {n.owner for n in theirs}
-        per['cooccur'].append(sum(len(self._user_items[v] & mine) / math.sqrt(len(self._user_items[v])) for v in others) / math.sqrt(len(mine) + 1))
+        per['cooccur'].append(sum(shared(v) for v in others) / math.sqrt(len(mine) + 1))
         per['popularity'].append(math.log1p(len(others)))
         per['transition'].append(math.log1p(sum(T[i].get(c, 0.0) * RECENCY ** k for k, i in enumerate(recent) if i in T)))
-        oc = owners.get(c, ())   # item-to-item cosine over who has notes on both, summed over the user's items (all, or the recent ones)
-        cosines = lambda items: sum(len(oi & oc) / (si * math.sqrt(len(oc))) for oi, si in items) if oc else 0.0
+        oc, bc = owners.get(c, ()), bits.get(c, 0)   # item-to-item cosine over who has notes on both, summed over the user's items (all, or the recent ones)
+        cosines = lambda items: sum((bi & bc).bit_count() / (si * math.sqrt(len(oc))) for bi, si in items) if oc else 0.0
         per['itemcf'].append(cosines(mine_owners)); per['itemcf_recent'].append(cosines(recent_owners))
     walks = self.walk(user, candidates, hops=WALK_HOPS)
     cols = dict(query=cvec @ qvec, profile=profile, **{k: np.array(v) for k, v in per.items()},
