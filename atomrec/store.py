@@ -489,6 +489,7 @@ class BatchSearch:
             if len(H) > self.n0: S[:, self.n0:] = -torch.inf   # rows past the store's end (the shape is rounded up, below)
             v, i = torch.topk(S, self.K, dim=1)   # partial sort, far faster than np.argpartition here
             self.top_v, self.top_i = v.float().numpy(), i.numpy()
+            self._S = S   # kept: a rescan reads a query's whole row of it (see `query`)
 
     def query(self, j:int) -> list[tuple[str,float]]:
         "Top-k for query `j` against the store as it is now (rows added or revised since the start included)."
@@ -513,9 +514,13 @@ class BatchSearch:
         kk = min(k, len(f))
         kth = -np.partition(-f, kk - 1)[kk - 1]
         if self.K < self.n0 and (len(f) < k or self.top_v[j][-1] + self.bound >= kth - self.eps):
-            # a row the prefilter dropped may be within eps of the k-th: score every row as it is now (rare)
+            # a row the prefilter dropped may be within eps of the k-th: rescore every row it could be (rare)
             self.rescans += 1
-            rows = np.arange(st._n); f = st._mat[:st._n] @ q
+            if len(f) < k: rows = np.arange(st._n); f = st._mat[:st._n] @ q   # too few rows to bound the k-th: every row as it is now
+            else:   # the rows whose bfloat16 score is within bound of reaching kth - eps (true scores only fall, rows changed since are in chg)
+                near = np.flatnonzero(self._S[j, :self.n0].float().numpy() >= kth - self.eps - self.bound)
+                near = near[~self._gone[near]]
+                with serial_blas(): rows, f = np.concatenate([near, chg]), np.concatenate([st._mat[near] @ q, self._C[:len(chg)] @ q])
             kk = min(k, len(f)); kth = -np.partition(-f, kk - 1)[kk - 1]
         band = f >= kth - self.eps
         rows = rows[band]
@@ -526,7 +531,7 @@ class BatchSearch:
     def close(self):
         "Stop recording changes in the store (once the last open batch closes)."
         if self._open:
-            self._open = False; self.st._watchers -= 1
+            self._open, self._S = False, None; self.st._watchers -= 1
             if not self.st._watchers: self.st._journal = None
     def __enter__(self): return self
     def __exit__(self, *exc): self.close()
