@@ -518,7 +518,9 @@ class BatchSearch:
             self.rescans += 1
             if len(f) < k: rows = np.arange(st._n); f = st._mat[:st._n] @ q   # too few rows to bound the k-th: every row as it is now
             else:   # the rows whose bfloat16 score is within bound of reaching kth - eps (true scores only fall, rows changed since are in chg)
-                near = np.flatnonzero(self._S[j, :self.n0].float().numpy() >= kth - self.eps - self.bound)
+                import torch
+                row = (self._S[j, :self.n0].view(torch.int16).numpy().view(np.uint16).astype(np.uint32) << 16).view(np.float32)   # bfloat16 -> float32 exactly, by its bits (torch's own conversion waits for its thread pool)
+                near = np.flatnonzero(row >= kth - self.eps - self.bound)
                 near = near[~self._gone[near]]
                 with serial_blas(): rows, f = np.concatenate([near, chg]), np.concatenate([st._mat[near] @ q, self._C[:len(chg)] @ q])
             kk = min(k, len(f)); kth = -np.partition(-f, kk - 1)[kk - 1]
