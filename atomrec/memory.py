@@ -359,7 +359,7 @@ def _prepare_batch(self:AtomRec, recs:list)->WriteBatch:
     R, specs, pending = self.cfg.recent, [], defaultdict(list)
     for r in recs:          # construct every note of the batch ahead, as if nothing in the batch revised anything
         user = r.user
-        stored = self.store.notes_of(user, kind='user')
+        stored = self.store.latest_of(user, R, kind='user')   # older ones cannot be among the R latest once the pending ones are merged in
         recent = (sorted(stored + pending[user], key=lambda n: n.timestamp) if pending[user] else stored)[-R:]
         note = self._construct(r, f"u:{user}:{self._seq[user] + len(pending[user])}", recent)
         pending[user].append(note); specs.append((note, tuple((n.id, n.version) for n in recent)))
@@ -380,7 +380,7 @@ def _commit_batch(self:AtomRec, b:WriteBatch, ids:list, # note ids go here, at e
     try:
         for j in range(start, end):
             r, (spec, key) = b.recs[j], b.specs[j]
-            recent, note, nid = self.store.notes_of(r.user, kind='user')[-R:], spec, f"u:{r.user}:{self._seq[r.user]}"
+            recent, note, nid = self.store.latest_of(r.user, R, kind='user'), spec, f"u:{r.user}:{self._seq[r.user]}"
             if r.user in b.stale or nid != spec.id or tuple((n.id, n.version) for n in recent) != key:   # its user's recent trace changed since
                 note = self._construct(r, nid, recent)
                 self.embedder.prime([note]); note.embedding = self.embedder(note)

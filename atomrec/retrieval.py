@@ -54,7 +54,7 @@ def query_vector(self:AtomRec, user:str, # the user
                 )->np.ndarray:
     "The retrieval query's vector: composed from the recent notes' stored vectors and the request's vector, or `query_text` encoded (`cfg.query`)."
     if self.cfg.query not in ('composed', 'text'): raise AtomRecError(f"config query={self.cfg.query!r}: use 'composed' or 'text'")
-    recent = self.store.notes_of(user, kind='user')[-self.cfg.recent:]
+    recent = self.store.latest_of(user, self.cfg.recent, kind='user')
     if self.cfg.query == 'text' or not (recent or instruction): return self.enc.encode_queries([query or self.query_text(user, instruction)])[0]
     parts = []
     if recent:
@@ -86,7 +86,7 @@ def retrieve(self:AtomRec, user:str, # the user
             )->tuple[list, dict]:
     "Top-k_ret seeds and the subgraph (id -> note) reached within `hops` along links."
     seeds = self.seed_search(qvec, self.cfg.k_ret)
-    own = self.store.notes_of(user, kind='user')[-self.cfg.recent:]
+    own = self.store.latest_of(user, self.cfg.recent, kind='user')
     for n in own:                                   # the user's recent notes are always reachable seeds
         if n.id not in dict(seeds): seeds.append((n.id, float(n.embedding @ qvec)))
     sub = {i: self.store.get(i) for i, _ in seeds}
@@ -124,7 +124,7 @@ def recommend(self:AtomRec, user:str, # the user
     if rvec is None and instruction: rvec = self.enc.encode_queries([instruction])[0]
     if qvec is None: qvec = self.query_vector(user, instruction, rvec, query)
     ev, sub, feats = self._evidence(user, candidates, qvec, query, rvec)
-    context = dict(matrix=feats, user_notes=self.store.notes_of(user, kind='user')[-self.cfg.recent * 2:], subgraph=sub,
+    context = dict(matrix=feats, user_notes=self.store.latest_of(user, self.cfg.recent * 2, kind='user'), subgraph=sub,
                candidate_notes={c: self.store.get(self.item_note_id(c)) for c in candidates})
     out = self.rec.rank(dict(user=user, candidates=candidates, instruction=instruction), ev, context)
     return Recommendation(user, out['ranking'], out['scores'], self.explain(user, candidates, ev), ev.facets[:10])
