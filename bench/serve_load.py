@@ -164,7 +164,7 @@ def main():
     md = [f"# `atomrec serve` under load: {bench.name} ({out['notes']} notes, requests: {bench.manifest['instructions']}), rule agents, the run's LightGBM ranker\n",
           f"Floor (same run): one query encoding + one exact top-15 search over the {out['notes']} notes = **{f:.1f} ms** (median of 50).",
           f"Machine: 2 cores, shared with {a.others} other jobs while this ran: read every figure as an upper bound.",
-          f"Command: `python bench/serve_load.py --run {a.run} --bench {a.bench}`\n",
+          f"Command: `python bench/serve_load.py --run {a.run} --bench {a.bench}" + (f" --events {a.events}" if a.events != 1000 else "") + (f" --serve-args '{a.serve_args}'" if a.serve_args else "") + "`\n",
           '| measure | figure | vs floor | target |', '|---|---|---|---|'] + [f'| {a_} | {b} | {c} | {d} |' for a_, b, c, d in rows]
     Path(a.out).parent.mkdir(parents=True, exist_ok=True); Path(a.out).write_text('\n'.join(md) + '\n')
     print('\n'.join(md)); print(json.dumps(out))
