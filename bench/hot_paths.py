@@ -15,18 +15,15 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT/'bench'))
+from serve_load import unseen_pairs   # the same new events as the service benchmark's
 ONE_THREAD = {v: '1' for v in ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS')}
 
 def new_events(bench, n:int, seed:int=0):
-    "`n` events: random users, each an item they have not seen (among 50 random ones), after everything in the benchmark."
+    "`n` events as rows: `serve_load`'s new events (a random user, an item they have not seen), after everything in the benchmark."
     import pandas as pd
-    inter = bench.interactions; seen = inter.groupby('user_id').item_id.agg(set).to_dict()
-    items = bench.items.item_id.astype(str).tolist(); rng = np.random.default_rng(seed); users = sorted(seen)
-    t0, rows = float(inter.timestamp.max()) + 1, []
-    for k in range(n):
-        u = users[rng.integers(len(users))]; i = next(x for x in rng.permutation(items)[:50] if x not in seen[u])
-        rows.append(dict(user_id=str(u), item_id=i, timestamp=t0 + k, rating=float(rng.integers(1, 6))))
-    return pd.DataFrame(rows)
+    rng = np.random.default_rng(seed); t0 = float(bench.interactions.timestamp.max()) + 1
+    return pd.DataFrame([dict(user_id=u, item_id=i, timestamp=t0 + k, rating=float(rng.integers(1, 6))) for k, (u, i) in zip(range(n), unseen_pairs(bench, rng))])
 
 def child(run, bench, cases, events):
     "In a fresh process: time each case's recommendation, then the writing of new events; print the figures and digests of every output."

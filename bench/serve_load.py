@@ -17,6 +17,16 @@ def die_with_us():
     "In the server's process, before it starts: killed when this benchmark's process ends (Linux `PR_SET_PDEATHSIG`), so a run that fails leaves no server sharing the cores with the next."
     ctypes.CDLL(None).prctl(1, signal.SIGKILL)
 
+def unseen_pairs(bench, # a benchmark
+                 rng:np.random.Generator, # draws the users and items (and may draw more between pairs)
+                ):
+    "Endless (user, item) pairs for new events: a random user and an item they have not seen (the first such among 50 random items)."
+    seen = bench.interactions.groupby('user_id').item_id.agg(set).to_dict()
+    items, users = bench.items.item_id.astype(str).tolist(), sorted(seen)
+    while True:
+        u = users[rng.integers(len(users))]
+        yield str(u), next(x for x in rng.permutation(items)[:50] if x not in seen[u])
+
 def launch(folder, ranker, log, case=None, args=()):
     "Start the service; (process, url, seconds from start to answering /v1/health[, and to answering a first recommendation for `case`])."
     t = time.perf_counter()
@@ -93,19 +103,10 @@ def main():
     lat8, rps8 = recommend_load(url, cases, 8, max(1, a.requests // 4))
     out.update(rec1_p50=pct(lat1, 50), rec1_p99=pct(lat1, 99), rec8_p50=pct(lat8, 50), rec8_p99=pct(lat8, 99), rec8_rps=rps8)
     # events: items each user has not seen, after everything in memory
-    inter = bench.interactions
-    seen = inter.groupby('user_id').item_id.agg(set).to_dict()
-    items = bench.items.item_id.astype(str).tolist()
-    rng = np.random.default_rng(0)
-    users = sorted(seen)
+    rng = np.random.default_rng(0); pairs = unseen_pairs(bench, rng)
     def new_events(n, tag, t0):
-        out = []
-        for k in range(n):
-            u = users[rng.integers(len(users))]
-            i = next(x for x in rng.permutation(items)[:50] if x not in seen[u])
-            out.append(dict(id=f'{tag}{k}', user=str(u), item=i, timestamp=t0 + k, rating=float(rng.integers(1, 6))))
-        return out
-    t_max = float(inter.timestamp.max()) + 1
+        return [dict(id=f'{tag}{k}', user=u, item=i, timestamp=t0 + k, rating=float(rng.integers(1, 6))) for k, (u, i) in zip(range(n), pairs)]
+    t_max = float(bench.interactions.timestamp.max()) + 1
     acks = []
     with httpx.Client(base_url=url, timeout=60) as c:
         for e in new_events(200, 'ack', t_max):
