@@ -585,9 +585,8 @@ class EvolutionLog:
 
     def extend(self, rows:list[dict], # revisions as another log's `take` handed them over
               ) -> None:
-        "Log revisions already in the log's form (a replica taking its writer's rows)."
+        "Log revisions already in the log's form (a replica taking its writer's rows); buffered until its owner's next `take_part`/`write_part`, never written here: a replica extends under its readers' lock, and a part of 10,000 rows takes 70 ms to write."
         self._buf.extend(rows)
-        if len(self._buf) >= self.chunk: self.flush()
 
     def take(self) -> list[dict]:
         "Hand over the buffered rows and forget them (a log that is never written: a read-only memory's)."
