@@ -15,8 +15,8 @@ from contextlib import nullcontext
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['KINDS', 'LINK_TYPE', 'AtomicNote', 'note_schema', 'notes_to_arrow', 'arrow_to_notes', 'unit_rows', 'topk_rows',
-           'serial_blas', 'NoteStore', 'BatchSearch', 'EvolutionLog']
+__all__ = ['KINDS', 'LINK_TYPE', 'AtomicNote', 'note_schema', 'notes_to_arrow', 'arrow_vectors', 'arrow_to_notes', 'unit_rows',
+           'topk_rows', 'serial_blas', 'NoteStore', 'BatchSearch', 'EvolutionLog']
 
 # %% ../nbs/library/02_store.ipynb #04a4a2bd
 KINDS = ('user', 'item')
@@ -114,11 +114,17 @@ def _rows_of(col:pa.ChunkedArray, # a list column
     vals = list(zip(v.field('note_id').to_pylist(), v.field('relation').to_pylist())) if pairs else v.to_pylist()
     return [vals[s:e] for s, e in zip(off[:-1].tolist(), off[1:].tolist())]
 
-def arrow_to_notes(t:pa.Table) -> list[AtomicNote]:
-    "The notes stored in arrow table `t`, built column by column (the rows are our own table's: they are valid notes)."
-    if t.num_rows == 0: return []
+def arrow_vectors(t:pa.Table) -> np.ndarray:
+    "The `vector` column of arrow table `t` as one (rows, dim) array."
     vec = t.column('vector').combine_chunks()
-    vecs = vec.values.to_numpy(zero_copy_only=False).reshape(t.num_rows, vec.type.list_size)
+    return vec.values.to_numpy(zero_copy_only=False).reshape(t.num_rows, vec.type.list_size)
+
+def arrow_to_notes(t:pa.Table, # a table of our own (its rows are valid notes)
+                   vecs:np.ndarray|None=None, # its `arrow_vectors`, if taken already
+                  ) -> list[AtomicNote]:
+    "The notes stored in arrow table `t`, built column by column; each note's embedding is a row of `vecs`."
+    if t.num_rows == 0: return []
+    vecs = arrow_vectors(t) if vecs is None else vecs
     col = lambda c: t.column(c).to_pylist() if c in t.column_names else [None] * t.num_rows
     kw, tags, links = _rows_of(t.column('keywords')), _rows_of(t.column('tags')), _rows_of(t.column('links'), pairs=True)
     out = []
@@ -199,9 +205,11 @@ class NoteStore:
     def _load(self):
         "Rebuild the working set from the table, in insertion order (the `seq` column)."
         t = self.table.to_arrow()
-        notes = arrow_to_notes(t)
-        if 'seq' in t.column_names: notes = [notes[i] for i in np.argsort(t.column('seq').to_numpy(), kind='stable').tolist()]   # sorting the notes, not the table (seq is unique)
-        self._insert(notes, dirty=False)
+        vecs = arrow_vectors(t); notes = arrow_to_notes(t, vecs)
+        if 'seq' in t.column_names:   # sorting the notes, not the table (seq is unique)
+            order = np.argsort(t.column('seq').to_numpy(), kind='stable')
+            notes, vecs = [notes[i] for i in order.tolist()], vecs[order]
+        self._insert(notes, dirty=False, vectors=vecs)   # the matrix from the column at once: stacking 100k rows one by one took 0.3 s
 
 # %% ../nbs/library/02_store.ipynb #836faa3f
 @patch(cls_method=True)
@@ -232,7 +240,9 @@ def _check(self:NoteStore, notes, known:bool) -> list[AtomicNote]:
     return notes
 
 @patch
-def _insert(self:NoteStore, notes:list[AtomicNote], dirty:bool=True):
+def _insert(self:NoteStore, notes:list[AtomicNote], dirty:bool=True,
+            vectors:np.ndarray|None=None, # the notes' embeddings stacked, if they are at hand
+           ):
     if not notes: return
     m, n0 = len(notes), self._n
     if n0 + m > len(self._mat):
@@ -240,7 +250,7 @@ def _insert(self:NoteStore, notes:list[AtomicNote], dirty:bool=True):
         mat, kind = np.zeros((cap, self.dim), np.float32), np.zeros(cap, np.int8)
         mat[:n0], kind[:n0] = self._mat[:n0], self._kind[:n0]
         self._mat, self._kind = mat, kind
-    self._mat[n0:n0 + m] = unit_rows(np.stack([n.embedding for n in notes]))
+    self._mat[n0:n0 + m] = unit_rows(np.stack([n.embedding for n in notes]) if vectors is None else vectors)
     self._kind[n0:n0 + m] = [KINDS.index(n.kind) for n in notes]
     for j, n in enumerate(notes):
         self._notes[n.id], self._row[n.id] = n, n0 + j
