@@ -9,7 +9,7 @@ from bisect import insort
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-import numpy as np, pandas as pd, pyarrow as pa, pyarrow.parquet as pq
+import numpy as np, pandas as pd, pyarrow as pa, pyarrow.compute as pc, pyarrow.parquet as pq
 import lancedb
 from contextlib import nullcontext
 from fastcore.basics import patch
@@ -104,6 +104,13 @@ def notes_to_arrow(notes:list[AtomicNote], dim:int, seq:list[int]|None=None) -> 
     cols['vector'] = pa.FixedSizeListArray.from_arrays(pa.array(vecs.reshape(-1)), dim)
     return pa.table({f.name: cols[f.name] for f in schema}, schema=schema)
 
+def _strings(a:pa.Array, # a string array
+            ) -> list:
+    "`a.to_pylist()`, each distinct string made once: a link's end and relation repeat (1.9M links, 0.1M distinct ends, on a 100k-note memory)."
+    d = pc.dictionary_encode(a)
+    if d.indices.null_count: return a.to_pylist()
+    return np.array(d.dictionary.to_pylist(), dtype=object)[d.indices.to_numpy()].tolist()
+
 def _rows_of(col:pa.ChunkedArray, # a list column
              pairs:bool=False, # its items are (note_id, relation) structs
             ) -> list[list]:
@@ -111,7 +118,7 @@ def _rows_of(col:pa.ChunkedArray, # a list column
     a = col.combine_chunks()
     off = a.offsets.to_numpy()
     v = a.values
-    vals = list(zip(v.field('note_id').to_pylist(), v.field('relation').to_pylist())) if pairs else v.to_pylist()
+    vals = list(zip(_strings(v.field('note_id')), _strings(v.field('relation')))) if pairs else _strings(v)
     return [vals[s:e] for s, e in zip(off[:-1].tolist(), off[1:].tolist())]
 
 def arrow_vectors(t:pa.Table) -> np.ndarray:
