@@ -15,8 +15,8 @@ from contextlib import nullcontext
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['KINDS', 'LINK_TYPE', 'AtomicNote', 'note_schema', 'notes_to_arrow', 'arrow_vectors', 'arrow_to_notes', 'unit_rows',
-           'topk_rows', 'serial_blas', 'NoteStore', 'BatchSearch', 'EvolutionLog']
+__all__ = ['KINDS', 'LINK_TYPE', 'UNIT_ROWS', 'AtomicNote', 'note_schema', 'notes_to_arrow', 'arrow_vectors', 'arrow_to_notes',
+           'unit_rows', 'topk_rows', 'serial_blas', 'NoteStore', 'BatchSearch', 'EvolutionLog']
 
 # %% ../nbs/library/02_store.ipynb #04a4a2bd
 KINDS = ('user', 'item')
@@ -143,10 +143,19 @@ def arrow_to_notes(t:pa.Table, # a table of our own (its rows are valid notes)
     return out
 
 # %% ../nbs/library/02_store.ipynb #14689462
-def unit_rows(m:np.ndarray) -> np.ndarray:
-    "float32 copy of `m` (1-d or 2-d) with every row scaled to unit length (zero rows stay zero)."
-    m = np.array(m, dtype=np.float32, ndmin=2)
-    return m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
+UNIT_ROWS = 8192   # rows `unit_rows` scales at once: no temporary is larger than this many rows
+
+def unit_rows(m:np.ndarray, # (n, dim), or one (dim,) vector
+              out:np.ndarray|None=None, # (n, dim) float32 to write the rows into (default: a new array)
+             ) -> np.ndarray:
+    "float32 copy of `m` (1-d or 2-d) with every row scaled to unit length (zero rows stay zero); block by block, the same bits as the whole at once (each row's norm is its own), without three temporaries of the matrix's size (150 MB each on a store of 100k notes)."
+    m = np.asarray(m)
+    if m.ndim < 2: m = m.reshape(1, -1)
+    out = np.empty(m.shape, np.float32) if out is None else out
+    for a in range(0, len(m), UNIT_ROWS):
+        x = np.array(m[a:a + UNIT_ROWS], dtype=np.float32)
+        out[a:a + UNIT_ROWS] = x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
+    return out
 
 def topk_rows(s:np.ndarray, # (q, n) scores; -inf marks rows that must not be returned
               k:int, # how many per query
@@ -257,7 +266,7 @@ def _insert(self:NoteStore, notes:list[AtomicNote], dirty:bool=True,
         mat, kind = np.zeros((cap, self.dim), np.float32), np.zeros(cap, np.int8)
         mat[:n0], kind[:n0] = self._mat[:n0], self._kind[:n0]
         self._mat, self._kind = mat, kind
-    self._mat[n0:n0 + m] = unit_rows(np.stack([n.embedding for n in notes]) if vectors is None else vectors)
+    unit_rows(np.stack([n.embedding for n in notes]) if vectors is None else vectors, out=self._mat[n0:n0 + m])
     self._kind[n0:n0 + m] = [KINDS.index(n.kind) for n in notes]
     for j, n in enumerate(notes):
         self._notes[n.id], self._row[n.id] = n, n0 + j
