@@ -10,7 +10,7 @@ folder. With --ref, REV (a commit, tag or branch) is checked out into a temporar
 alternating with this checkout round by round. Each measurement is a fresh process: the memory is opened, 20 cases warm
 the read path up (its tables are built on first use), every other case is timed alone; then 100 new events warm the
 write path up and the next `--events` are timed (each a user's unseen item, after everything in the memory)."""
-import argparse, hashlib, json, os, pickle, shutil, subprocess, sys, tempfile, time
+import argparse, hashlib, json, os, shutil, subprocess, sys, tempfile, time
 from pathlib import Path
 import numpy as np
 
@@ -18,6 +18,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT/'bench'))
 from serve_load import unseen_pairs   # the same new events as the service benchmark's
 ONE_THREAD = {v: '1' for v in ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS')}
+
+def by_value(x) -> bytes:
+    "`x` as canonical JSON: equal values give equal bytes (a pickle's bytes also depend on which equal strings are one object)."
+    return json.dumps(x, sort_keys=True, default=lambda o: o.tolist() if hasattr(o, 'tolist') else repr(o)).encode()
 
 def new_events(bench, n:int, seed:int=0):
     "`n` events as rows: `serve_load`'s new events (a random user, an item they have not seen), after everything in the benchmark."
@@ -43,13 +47,13 @@ def child(run, bench, cases, events):
         ts, read = [], hashlib.sha256()
         for u, c, i in todo[20:]:
             t = time.perf_counter(); r = mem.recommend(u, c, i); ts.append(time.perf_counter() - t)
-            read.update(pickle.dumps((r.ranking, r.scores, r.paths)))
+            read.update(by_value((r.ranking, r.scores, r.paths)))
         df = new_events(b, events + 100)
         mem.observe_many(df.head(100), progress=False, checkpoint=False)
         t = time.perf_counter(); mem.observe_many(df.iloc[100:], progress=False, checkpoint=False); w = time.perf_counter() - t
         written = hashlib.sha256()
         for i in sorted(mem.store._notes):
-            n = mem.store.get(i); written.update(pickle.dumps((n.id, n.links, n.keywords, n.tags, n.context, n.version, n.embedding.tobytes())))
+            n = mem.store.get(i); written.update(by_value((n.id, n.links, n.keywords, n.tags, n.context, n.version)) + n.embedding.tobytes())
         print(json.dumps(dict(p50=float(np.median(ts)) * 1000, mean=float(np.mean(ts)) * 1000, eps=events / w, notes=notes,
                               read=read.hexdigest(), written=written.hexdigest())))
         mem.close(checkpoint=False)
