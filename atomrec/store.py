@@ -611,7 +611,7 @@ class EvolutionLog:
 
     def extend(self, rows:list[dict], # revisions as another log's `take` handed them over
               ) -> None:
-        "Log revisions already in the log's form (a replica taking its writer's rows); buffered until its owner's next `take_part`/`write_part`, never written here: a replica extends under its readers' lock, and a part of 10,000 rows takes 70 ms to write."
+        "Log revisions already in the log's form (a replica taking its writer's rows); buffered until its owner's next `take_part`/`write_part`, never written here: a replica extends under its readers' lock, and a part of 10,000 rows took 77–168 ms to write there."
         self._buf.extend(rows)
 
     def take(self) -> list[dict]:
