@@ -4,7 +4,7 @@
 
 # %% ../nbs/library/02_store.ipynb #8f15653e
 from __future__ import annotations
-import json, time, uuid, shutil, dataclasses, threading
+import os, json, time, uuid, shutil, dataclasses, threading
 from bisect import insort
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -16,7 +16,7 @@ from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['KINDS', 'LINK_TYPE', 'UNIT_ROWS', 'AtomicNote', 'note_schema', 'notes_to_arrow', 'arrow_vectors', 'arrow_to_notes',
-           'unit_rows', 'topk_rows', 'serial_blas', 'NoteStore', 'BatchSearch', 'EvolutionLog']
+           'unit_rows', 'topk_rows', 'serial_blas', 'NoteStore', 'prefilter_precision', 'BatchSearch', 'EvolutionLog']
 
 # %% ../nbs/library/02_store.ipynb #04a4a2bd
 KINDS = ('user', 'item')
@@ -504,11 +504,24 @@ def __enter__(self:NoteStore): return self
 @patch
 def __exit__(self:NoteStore, *exc): self.close()
 
+# %% ../nbs/library/02_store.ipynb #ba317535
+def prefilter_precision()->str:
+    "The write path's prefilter number type: `$ATOMREC_PREFILTER` if set, else 'bfloat16' where the CPU multiplies bfloat16 natively (x86 `avx512_bf16` or `amx_bf16`, Arm `bf16`), else 'float32'."
+    if (v := os.environ.get('ATOMREC_PREFILTER')):
+        if v not in ('bfloat16', 'float32'): raise ValueError(f"ATOMREC_PREFILTER must be bfloat16 or float32, not {v[:40]!r}: unset it, or set one of the two")
+        return v
+    try: info = Path('/proc/cpuinfo').read_text()
+    except OSError: return 'float32'   # not Linux: no way to tell here, and float32 is never slow
+    flags = next((l.split(':', 1)[1].split() for l in info.splitlines() if l.startswith(('flags', 'Features'))), [])
+    return 'bfloat16' if {'avx512_bf16', 'amx_bf16', 'bf16'} & set(flags) else 'float32'
+
 # %% ../nbs/library/02_store.ipynb #25125d51
 class BatchSearch:
     "Exact top-k for a batch of notes written in order: one matrix product up front, corrected for every change since."
     eps = 1e-4     # float32 products are within ~1e-6 of the float64 cosines; candidates within eps of the k-th are rescored
-    bound = 2 ** -6  # a bfloat16 product of unit vectors is within 2**-7 of the true cosine (see the prose); twice that, to be safe
+    precision = prefilter_precision()   # the prefilter's number type: bfloat16 where the CPU multiplies it natively, else float32 (see above)
+    BOUNDS = dict(bfloat16=2 ** -6,  # a bfloat16 product of unit vectors is within 2**-7 of the true cosine (see the prose); twice that, to be safe
+                  float32=2 ** -12)  # float32: d * 2**-24 (~2e-5 for d = 384) at most; far more than that, to be safe
     margin = 256   # extra rows kept per query beyond k, so the prefilter's rounding and rows changed since rarely force a rescan
     rows_step = 8192  # the product's row count is rounded up to a multiple of this: a few shapes, not one per batch (oneDNN caches each)
     def __init__(self, store:NoteStore, mat:np.ndarray, k:int):
@@ -521,11 +534,14 @@ class BatchSearch:
         self._C, self._R = np.zeros((256, store.dim), np.float32), np.zeros(256, np.int64)   # changed rows' vectors and numbers
         self.K = min(k + self.margin, self.n0)
         self._gone = np.zeros(self.n0, bool)   # rows of the prefilter's product that changed since (their scores there are stale)
+        self.bound = self.BOUNDS[self.precision]
         if self.K:
             import torch
-            H = store.bf16(); H = store._half[:min(-(-self.n0 // self.rows_step) * self.rows_step, len(store._half))]
-            S = torch.from_numpy(self.Q).bfloat16() @ H.T   # one bfloat16 product for the whole batch: a prefilter
-            if len(H) > self.n0: S[:, self.n0:] = -torch.inf   # rows past the store's end (the shape is rounded up, below)
+            if self.precision == 'bfloat16':
+                H = store.bf16(); H = store._half[:min(-(-self.n0 // self.rows_step) * self.rows_step, len(store._half))]
+                S = torch.from_numpy(self.Q).bfloat16() @ H.T   # one bfloat16 product for the whole batch: a prefilter
+                if len(H) > self.n0: S[:, self.n0:] = -torch.inf   # rows past the store's end (the shape is rounded up, below)
+            else: S = torch.from_numpy(self.Q @ store._mat[:self.n0].T)   # one float32 product (numpy's BLAS, the caller's threads)
             v, i = torch.topk(S, self.K, dim=1)   # partial sort, far faster than np.argpartition here
             self.top_v, self.top_i = v.float().numpy(), i.numpy()
             self._S = S   # kept: a rescan reads a query's whole row of it (see `query`)
@@ -558,7 +574,8 @@ class BatchSearch:
             if len(f) < k: rows = np.arange(st._n); f = st._mat[:st._n] @ q   # too few rows to bound the k-th: every row as it is now
             else:   # the rows whose bfloat16 score is within bound of reaching kth - eps (true scores only fall, rows changed since are in chg)
                 import torch
-                row = (self._S[j, :self.n0].view(torch.int16).numpy().view(np.uint16).astype(np.uint32) << 16).view(np.float32)   # bfloat16 -> float32 exactly, by its bits (torch's own conversion waits for its thread pool)
+                if self.precision == 'float32': row = self._S[j, :self.n0].numpy()
+                else: row = (self._S[j, :self.n0].view(torch.int16).numpy().view(np.uint16).astype(np.uint32) << 16).view(np.float32)   # bfloat16 -> float32 exactly, by its bits (torch's own conversion waits for its thread pool)
                 near = np.flatnonzero(row >= kth - self.eps - self.bound)
                 near = near[~self._gone[near]]
                 with serial_blas(): rows, f = np.concatenate([near, chg]), np.concatenate([st._mat[near] @ q, self._C[:len(chg)] @ q])

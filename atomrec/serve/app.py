@@ -412,7 +412,7 @@ def wait_for(self, version:int, # an event number
         while self.applied < version and not self.error and (left := end - time.monotonic()) > 0: self._cv.wait(left)
     return self.applied >= version
 
-# %% ../../nbs/serve/61_app.ipynb #3e4efbbd
+# %% ../../nbs/serve/61_app.ipynb #fadcf538
 @patch_to(Service)
 def _apply_to(self, mem:AtomRec, # the memory itself or its spare, which nobody reads now
               msgs:list, # what the writer process sent: write turns and `'done'`s
