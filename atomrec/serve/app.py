@@ -24,7 +24,6 @@ from ..core import *
 from ..memory import AtomRec
 from .events import EventLog, EventConflict, in_order, interactions
 from .writer import WriterProcess
-from .views import Views
 from ..agents import RuleMemoryAgent
 from ..ranking import RuleRecAgent, LearnedRecAgent
 import atomrec.forget  # noqa: F401  (AtomRec.forget)
@@ -194,7 +193,6 @@ class Service:
                  checkpoint_events:int=1000, # checkpoint once this many events are applied since the last one...
                  checkpoint_seconds:float=5.0, # ...or this many seconds passed, or the queue is empty (the event log covers the rest)
                  writer:str='auto', # 'process': write in a process of its own (see the writer process); 'thread': in this one; 'auto': a process for an atomic memory with the rule memory agent
-                 spare:bool=True, # with a writer process, keep a second copy of the memory so readers never wait for the writer (see two copies); twice the memory
                  ):
         self.mem, self.keys, self.batch, self.turn = mem, keys, batch, turn
         if writer not in ('auto', 'process', 'thread'): raise AtomRecError(f"writer must be 'auto', 'process' or 'thread', not {quote(writer)}")
@@ -210,16 +208,12 @@ class Service:
         self.applied = self.sent = int(mem.checkpoint_extra.get('events', 0))   # the last event the memory holds; the last sent to the writer process
         self.events = EventLog(mem.path/'events', applied=self.applied)
         self.rw, self._cv, self._stop = RWLock(), threading.Condition(), False
-        self.views = Views(mem, self.applied)   # the copy readers take, with its version: the memory itself until a spare copy is ready
-        self.spare, self._want_spare = None, spare and self._in_process   # the second copy (read-only, same folder), once it is open and caught up
-        self._backlog, self._opened, self._opening = None, None, threading.Lock()   # turns applied while the spare opens; the spare once open; held while it opens
         self.error, self.started = None, time.time()
         self.latency = defaultdict(lambda: deque(maxlen=20_000))
         self.writes = dict(batches=0, events=0, seconds=0.0)
         self.gc = GcClock()   # the cycle collector's pauses, for /v1/stats
         self._secret = secrets.token_bytes(16)
         self.writer = threading.Thread(target=self._write_loop, name='atomrec-writer', daemon=True)
-        self._warmed = threading.Event()   # set once the read path's tables are built
         gc.freeze()   # what the memory holds now is never scanned by the cycle collector (see below)
         self._warming = self.rw.write(); self._warming.__enter__()   # readers and the writer wait until the read path's tables are built (`_warm_up`)
         self.proc = self._new_writer() if self._in_process else None   # it starts with the first batch of events (see the writer process)
@@ -232,7 +226,7 @@ class Service:
             with no_collection(): self._warm()   # many objects, none of them garbage
             gc.freeze()   # nor the tables
         except Exception as e: self._failed(e, 'warm-up failed')
-        finally: self._warming.__exit__(None, None, None); self._warmed.set()
+        finally: self._warming.__exit__(None, None, None)
 
     def _new_writer(self)->WriterProcess:
         "A writer process on the memory as last checkpointed (which must be all of it)."
@@ -244,17 +238,10 @@ class Service:
         if isinstance(self.mem.rec, LearnedRecAgent): self.mem.rec.start()
         threading.Thread(target=self.mem.enc._encode, args=(['warm up'], 1), name='atomrec-encoder', daemon=True).start()   # straight to the model: nothing enters the cache
 
-    def _warm(self, mem:AtomRec|None=None, # the copy (default: the memory itself)
-             ):
+    def _warm(self):
         "Compute the tables the read path builds on first use (so concurrent readers only read them)."
-        mem = mem or self.mem
-        if any(mem._user_items.values()): mem.walk_index()   # not `store.ids('user')`: that walks every note, 20 ms on ml-100k, after every write turn
-        mem.seed_index()   # a large memory's IVF index catches up with the batch
-
-    @contextmanager
-    def _reading(self):
-        "The copy of the memory to read and the version it holds, as (copy, version), unchanged until the block ends: under the read lock (a forget or a writer without a spare waits for it), in the copy last published."
-        with self.rw.read(), self.views.read() as view: yield view
+        if any(self.mem._user_items.values()): self.mem.walk_index()   # not `store.ids('user')`: that walks every note, 20 ms on ml-100k, after every write turn
+        self.mem.seed_index()   # a large memory's IVF index catches up with the batch
 
     @property
     def pending(self)->int: return len(self.events.since(self.applied))
@@ -265,7 +252,6 @@ class Service:
         with self._cv: self._cv.notify_all()
         with self.rw.write(): pass   # the warm-up is done (it holds the write lock until then): nothing reads the memory while it closes
         self.writer.join(); self._saved.wait()
-        with self._opening: self._opened = None   # a spare that is opening reads the folder: it is done first
         if self.proc is not None: self.proc.stop()
         if not self.error: self.events.sync()
         self.mem.close(checkpoint=not self.error); self.events.close(); self.gc.stop()
@@ -323,27 +309,25 @@ def _write_elsewhere(self):
     try:
         while True:
             with self._cv:
-                if idle := not self._stop and not flight and self.events.last <= self.sent and self._opened is None: self._cv.wait(1.0)
+                if idle := not self._stop and not flight and self.events.last <= self.sent: self._cv.wait(1.0)
             if self._stop and not flight: return
-            if self._opened is not None: self._adopt_spare()
-            elif self._want_spare and self.spare is None and self._backlog is None and not self._unsaved and self._saved.is_set() and self._warmed.is_set():
-                self._open_spare()   # the memory is what its folder holds (nothing unsaved, no checkpoint being written): a copy opened from it starts equal
             while not self._stop and not self._pause and len(flight) < self.IN_FLIGHT and (batch := self._next_batch(self.sent)):
                 if not holding: self._writing.acquire(); holding = True   # a forget waits until nothing is in flight
                 self.proc.send(batch); flight.append(batch); self.sent = batch[-1]['seq']
             quiet = idle and not flight and self.events.last <= self.sent   # a second without events: make what was applied durable
-            if self._unsaved and (quiet or self._checkpoint_due()) and self._backlog is None:   # not while a spare opens from the folder
+            if self._unsaved and (quiet or self._checkpoint_due()):
                 self._checkpoint()   # the process writes what is in flight meanwhile (the batches were sent first)
             if flight:
                 time.sleep(max(0.0, last + self.APPLY_EVERY - time.monotonic()))   # let turns gather: each apply makes arriving readers wait for one in progress
                 t = time.perf_counter()
                 msgs = self.proc.receive()   # received (and unpickled) outside the lock
-                if self.spare is not None: self._apply_both(msgs, flight)
-                else:
-                    with self.rw.write():
-                        self._apply_to(self.mem, msgs)
-                        if (v := self._record(msgs, flight)) is not None: self._publish(self.mem, v)
-                    if self._backlog is not None: self._backlog.append(msgs)   # a spare opening now gets them once it is open
+                with self.rw.write():
+                    for m in msgs:
+                        if m == 'done': done = flight.popleft(); self.writes['batches'] += 1; self.writes['events'] += len(done)
+                        else:
+                            ids, changes = m; self.mem.apply(changes)
+                            if any(i is not None for i in ids): self._applied(flight[0], ids, warm=False)
+                    self._warm()
                 self.writes['seconds'] += time.perf_counter() - t; last = time.monotonic()
                 with self._cv: self._cv.notify_all()
             if not flight and holding: self._writing.release(); holding = False
@@ -369,26 +353,18 @@ def _write_here(self, batch:list[dict]):
 @patch_to(Service)
 def _applied(self, batch:list[dict], # the events being written
              ids:list, # the note each became this turn (None: not this turn)
-             publish:bool=True, # the memory itself holds them now: bring its read tables up to date and publish its version (False: the caller publishes the copy it wrote them to, after more turns)
-            )->int|None:
-    "Record the events of `batch` whose notes `ids` just wrote (None: not this turn): their note ids, the version the memory's next checkpoint names; returns the last of them (None if none)."
+             warm:bool=True, # bring the readers' tables up to date now (False: the caller does, after more turns)
+            ):
+    "Record the events of `batch` whose notes `ids` just wrote (None: not this turn): the new memory version, its note ids, the tables readers use; under the write lock."
     done = [k for k, i in enumerate(ids) if i is not None]
-    if not done: return None
+    if not done: return
     last = batch[done[-1]]['seq']
     self.mem.checkpoint_extra = dict(self.mem.checkpoint_extra, events=last)
     self.events.mark_applied([batch[k]['seq'] for k in done], [ids[k] for k in done])
-    if publish: self._warm(); self._publish(self.mem, last)
+    self.applied = last
+    if warm: self._warm()
     self._unsaved += len(done)
     gc.freeze()   # the notes just written join the objects the cycle collector skips (see above)
-    return last
-
-@patch_to(Service)
-def _publish(self, mem:AtomRec, # the copy that holds `version` (the memory itself, or its spare)
-             version:int, # the last event it holds
-            ):
-    "Let readers take `mem` at `version`, and callers waiting for that version go on."
-    self.applied = version
-    self.views.publish(mem, version)
 
 @patch_to(Service)
 def _checkpoint(self):
@@ -411,72 +387,6 @@ def wait_for(self, version:int, # an event number
     with self._cv:
         while self.applied < version and not self.error and (left := end - time.monotonic()) > 0: self._cv.wait(left)
     return self.applied >= version
-
-# %% ../../nbs/serve/61_app.ipynb #fadcf538
-@patch_to(Service)
-def _apply_to(self, mem:AtomRec, # the memory itself or its spare, which nobody reads now
-              msgs:list, # what the writer process sent: write turns and `'done'`s
-             ):
-    "Apply the write turns of `msgs` to one copy and rebuild its read tables (a spare drops the log rows: the memory's own log is read)."
-    for m in msgs:
-        if m != 'done': mem.apply(m[1])
-    if mem is not self.mem: mem.log.take()
-    self._warm(mem)
-
-@patch_to(Service)
-def _record(self, msgs:list, # what the writer process sent, applied
-            flight:deque, # the batches in flight, oldest first
-           )->int|None:
-    "Record what `msgs` wrote: batches done, events applied with their notes; returns the last event they hold (None: none)."
-    v = None
-    for m in msgs:
-        if m == 'done': done = flight.popleft(); self.writes['batches'] += 1; self.writes['events'] += len(done)
-        elif (last := self._applied(flight[0], m[0], publish=False)) is not None: v = last
-    return v
-
-@patch_to(Service)
-def _apply_both(self, msgs:list, # what the writer process sent
-                flight:deque, # the batches in flight, oldest first
-               ):
-    "Apply turns to the copy nobody reads and publish it; then, once the readers of the other are done, to the other."
-    front = self.views.current[0]
-    back = self.spare if front is self.mem else self.mem
-    self.views.drain(back)   # at once: its readers were done before it was brought up to date, the cycle before
-    self._apply_to(back, msgs)
-    v = self._record(msgs, flight)
-    self._publish(back, self.applied if v is None else v)   # published even without new events: the other copy cannot drain while it is published
-    self.views.drain(front)
-    self._apply_to(front, msgs)
-
-@patch_to(Service)
-def _open_spare(self):
-    "Open the spare on a thread of its own, from the folder the memory equals now; the writer keeps the turns it applies meanwhile."
-    self._backlog = []
-    def opening():
-        with self._opening:
-            try:
-                t = time.perf_counter()
-                spare = AtomRec.open(self.mem.path, items=None if self.mem.items is None else self.mem.items.reset_index(drop=True),
-                                     encoder=self.mem.enc, rec_agent=self.mem.rec, progress=False, read_only=True)
-                with no_collection(): self._warm(spare)
-                self._opened = spare
-                logging.getLogger('atomrec.serve').info('spare copy open in %.1f s', time.perf_counter() - t)
-            except Exception:
-                self._want_spare, self._backlog = False, None
-                logging.getLogger('atomrec.serve').exception('the spare copy did not open: readers share one copy with the writer')
-        with self._cv: self._cv.notify_all()
-    threading.Thread(target=opening, name='atomrec-spare', daemon=True).start()
-
-@patch_to(Service)
-def _adopt_spare(self):
-    "Bring the spare that opened up to date with the turns applied since (on the writer's thread), and let it join."
-    with self._opening:   # a forget meanwhile dropped it
-        spare, backlog, self._opened, self._backlog = self._opened, self._backlog, None, None
-        if spare is None or backlog is None: return
-        for msgs in backlog: self._apply_to(spare, msgs)
-        if not backlog: self._warm(spare)
-        self.spare = spare
-        gc.freeze()
 
 # %% ../../nbs/serve/61_app.ipynb #85c1ea1e
 @patch_to(Service)
@@ -515,22 +425,20 @@ def _visible(self, key:Key, n)->bool:
     return n.kind == 'item' or key.may(n.owner)
 
 @patch_to(Service)
-def _ref(self, key:Key, mem:AtomRec, # the copy being read
-         note_id:str)->str:
+def _ref(self, key:Key, note_id:str)->str:
     "The id `key` sees for a note: its own, or (another user's note) a pseudonym. Called for every link of every note a recommendation shows (about 900 on ml-100k), so it looks the note up once."
     if key.admin: return note_id
-    try: n = mem.store.get(note_id)
+    try: n = self.mem.store.get(note_id)
     except KeyError: return note_id
     return note_id if self._visible(key, n) else self.pseudonym(note_id)
 
 @patch_to(Service)
-def note_view(self, key:Key, mem:AtomRec, # the copy being read
-              note_id:str)->dict:
+def note_view(self, key:Key, note_id:str)->dict:
     "A note as `key` may see it: whole, or (another user's) only its pseudonym, kind and item."
-    n = mem.store.get(note_id)
+    n = self.mem.store.get(note_id)
     if not self._visible(key, n): return dict(id=self.pseudonym(note_id), kind=n.kind, item=n.item_id)
     return dict(id=n.id, kind=n.kind, owner=n.owner, item=n.item_id, timestamp=n.timestamp, content=n.content, keywords=n.keywords,
-                tags=n.tags, context=n.context, links=[dict(note=self._ref(key, mem, j), relation=r) for j, r in n.links], version=n.version)
+                tags=n.tags, context=n.context, links=[dict(note=self._ref(key, j), relation=r) for j, r in n.links], version=n.version)
 
 # %% ../../nbs/serve/61_app.ipynb #6313d0f8
 @patch_to(Service)
@@ -542,23 +450,24 @@ def _ready(self, q:RecommendIn):
             raise ApiError(503, 'min_version', f"the memory holds events up to {self.applied}, not yet {q.min_version} (waited {q.wait:g} s)", "retry, or wait longer (wait, up to 30 s)")
 
 @patch_to(Service)
-def _check(self, key:Key, mem:AtomRec, user:str, candidates:list[str]):
+def _check(self, key:Key, user:str, candidates:list[str]):
     if not key.may(user): raise ApiError(403, 'user', f"this key may not read user {quote(user)}", "use a key scoped to this user")
-    if not mem.store.notes_of(user, kind='user'): raise ApiError(404, 'user', f"user {quote(user)} has no notes in this memory", "send events for the user first (POST /v1/events), or check the id")
+    if not self.mem.store.notes_of(user, kind='user'): raise ApiError(404, 'user', f"user {quote(user)} has no notes in this memory", "send events for the user first (POST /v1/events), or check the id")
     for k, c in enumerate(candidates):
-        if mem.item_note_id(c) not in mem.store: raise ApiError(422, f'candidates.{k}', f"item {quote(c)} has no note in this memory", "rank items the memory knows (items of its events or its build)")
+        if self.mem.item_note_id(c) not in self.mem.store: raise ApiError(422, f'candidates.{k}', f"item {quote(c)} has no note in this memory", "rank items the memory knows (items of its events or its build)")
 
 @patch_to(Service)
 def _ranked(self, key:Key, user:str, candidates:list[str], request:str|None)->tuple:
-    "Rank in one copy of the memory, at one version: (version, recommendation, the notes its paths name)."
-    with self._ranking, self._reading() as (mem, version):
-        self._check(key, mem, user, candidates)
-        r = mem.recommend(user, candidates, request)
+    "Rank under the read lock: (version, recommendation, the notes its paths name)."
+    with self._ranking, self.rw.read():
+        self._check(key, user, candidates)
+        version = self.applied
+        r = self.mem.recommend(user, candidates, request)
         if r.ranking is None or sorted(r.ranking) != sorted(candidates):
             raise ApiError(502, 'ranking', "the rank agent gave no ranking of these candidates (its LLM call failed, or its answer named none of them)", "retry; /v1/stats counts these under llm")
         ids = dict.fromkeys(i for ps in r.paths.values() for p in ps for i in p['nodes'])
-        notes = {self._ref(key, mem, i): self.note_view(key, mem, i) for i in ids}
-        paths = {c: [dict(p, nodes=[self._ref(key, mem, i) for i in p['nodes']]) for p in ps] for c, ps in r.paths.items()}
+        notes = {self._ref(key, i): self.note_view(key, i) for i in ids}
+        paths = {c: [dict(p, nodes=[self._ref(key, i) for i in p['nodes']]) for p in ps] for c, ps in r.paths.items()}
     return version, r, paths, notes
 
 @patch_to(Service)
@@ -584,10 +493,10 @@ def explain(self, key:Key, q:ExplainIn)->dict:
 def user_notes(self, key:Key, user:str)->dict:
     "A user's notes, oldest first."
     if not key.may(user): raise ApiError(403, 'user', f"this key may not read user {quote(user)}", "use a key scoped to this user")
-    with self._reading() as (mem, version):
-        ns = mem.store.notes_of(user, kind='user')
+    with self.rw.read():
+        ns = self.mem.store.notes_of(user, kind='user')
         if not ns: raise ApiError(404, 'user', f"user {quote(user)} has no notes in this memory", "send events for the user first, or check the id")
-        return dict(user=user, notes=[self.note_view(key, mem, n.id) for n in ns], version=version)
+        return dict(user=user, notes=[self.note_view(key, n.id) for n in ns], version=self.applied)
 
 def _fields(s:str, ref)->dict:
     f = json.loads(s); f['links'] = [[ref(a), b] for a, b in f.get('links', [])]
@@ -596,15 +505,14 @@ def _fields(s:str, ref)->dict:
 @patch_to(Service)
 def note(self, key:Key, note_id:str)->dict:
     "One note and its revision history from the evolution log (each revision: version, cause, time, fields before and after)."
-    with self._reading() as (mem, version):
-        if note_id not in mem.store or not self._visible(key, mem.store.get(note_id)):
+    with self.rw.read():
+        if note_id not in self.mem.store or not self._visible(key, self.mem.store.get(note_id)):
             raise ApiError(404, 'note_id', f"no note {quote(note_id)} this key may read", "ids come from /v1/users/USER/notes or evidence paths")
-        ref = lambda i: self._ref(key, mem, i)
-        h = self.mem.log.for_note(note_id)   # the memory's own log (a spare keeps none), which may run ahead of this copy:
-        h = h[h.version <= mem.store.get(note_id).version]   # the revisions up to the note this copy holds
+        ref = lambda i: self._ref(key, i)
+        h = self.mem.log.for_note(note_id)
         hist = [dict(version=int(r.version), cause=ref(r.cause) if r.cause else None, at=float(r.at), before=_fields(r.before, ref), after=_fields(r.after, ref))
                 for r in h.itertuples()]
-        return dict(note=self.note_view(key, mem, note_id), history=hist, version=version)
+        return dict(note=self.note_view(key, note_id), history=hist, version=self.applied)
 
 @patch_to(Service)
 def forget(self, key:Key, user:str, wait:float=60.0)->dict:
@@ -613,10 +521,8 @@ def forget(self, key:Key, user:str, wait:float=60.0)->dict:
     if not self.wait_for(self.events.last, wait): raise ApiError(503, 'user', f"events accepted before this call are not applied yet (memory at {self.applied} of {self.events.last})", "retry shortly")
     with self._cv: self._pause += 1   # a writer process gets no new batch until this is done
     try:
-        with self._writing, self.rw.write(), self._opening:   # never while the writer reads the memory to prepare a batch, nor with a batch in flight, nor while a spare opens
+        with self._writing, self.rw.write():   # never while the writer reads the memory to prepare a batch, nor with a batch in flight
             self._saved.wait()   # nor while a checkpoint is written
-            self.spare, self._opened, self._backlog = None, None, None   # notes change in place: the spare goes (a new one opens from the checkpoint below)
-            self._publish(self.mem, self.applied)
             out = self.mem.forget(user)   # notes, links, index entries, history and the vectors of their texts
             out['events'] = self.events.drop_user(user, upto=self.applied)
             self._warm()
@@ -635,10 +541,10 @@ def _pct(xs)->dict:
 @patch_to(Service)
 def stats(self)->dict:
     "Queue, versions, memory size, writer throughput, latency percentiles (ms) per endpoint, LLM ledger."
-    with self._reading() as (copy, version):
-        store = copy.store
+    with self.rw.read():
+        store = self.mem.store
         mem = dict(notes=len(store), user_notes=len(store.ids('user')), links=sum(len(store.get(i).links) for i in store.ids()),
-                   revisions=len(self.mem.log), users=len(copy._user_items), copies=1 if self.spare is None else 2)
+                   revisions=len(self.mem.log), users=len(self.mem._user_items))
     ledger = getattr(getattr(self.mem.mem, 'ledger', None), 'ledger', None)   # the LLM agents' counters (a `Ledger` behind their `LedgerView`)
     return dict(version=self.applied, accepted=self.events.last, pending=self.pending, memory=mem,
                 writer=dict(self.writes, error=self.error, events_per_s=round(self.writes['events'] / max(self.writes['seconds'], 1e-9), 1)),

@@ -30,7 +30,6 @@ def add_serve_args(p:argparse.ArgumentParser, # the parser to give the flags to
     p.add_argument('--switch-interval', type=float, default=1.0, help="milliseconds a Python thread runs before a waiting one may take over (Python's default: 5); shorter keeps recommendations responsive while the writer works")
     p.add_argument('--writer', default='auto', choices=['auto', 'process', 'thread'], help="where events are written: a process of its own (on a core of its own, beside the recommendations), this process's writer thread, or auto: a process for an atomic memory with the rule agent, a thread otherwise")
     p.add_argument('--rankers', type=int, default=2, help='recommendations computed at once; the others queue (more only share the interpreter with the writer)')
-    p.add_argument('--one-copy', action='store_true', help="with a writer process, keep one copy of the memory, not two: half the memory, but recommendations wait while the writer's turns are applied")
     p.add_argument('--encoder-cache', help="folder of the encoder's cache (default: in memory only)")
     p.add_argument('--max-body', type=int, default=1 << 20, help='largest request body in bytes')
     p.add_argument('--log-level', default='warning', help='uvicorn log level')
@@ -55,7 +54,7 @@ def cmd_serve(a:argparse.Namespace, # the parsed `atomrec serve` flags
         except AtomRecError as e:
             print(f"atomrec serve: error: {e}", file=sys.stderr); sys.exit(2)
         sys.setswitchinterval(a.switch_interval / 1000)   # this process only: see the flag
-        svc = Service(mem, keys, batch=a.batch, turn=a.turn, rankers=a.rankers, writer=a.writer, spare=not a.one_copy)
+        svc = Service(mem, keys, batch=a.batch, turn=a.turn, rankers=a.rankers, writer=a.writer)
     server = uvicorn_server(svc, a.host, a.port, a.max_body, a.log_level)
     def announce():
         url = serving_url(server, svc, a.host)
