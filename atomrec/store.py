@@ -504,7 +504,7 @@ def __enter__(self:NoteStore): return self
 @patch
 def __exit__(self:NoteStore, *exc): self.close()
 
-# %% ../nbs/library/02_store.ipynb #ec62409b
+# %% ../nbs/library/02_store.ipynb #a0a1155a
 def prefilter_precision()->str:
     "The write path's prefilter number type: `$ATOMREC_PREFILTER` if set, else 'bfloat16' where the CPU multiplies bfloat16 natively (x86 `avx512_bf16` or `amx_bf16`, Arm `bf16`), else 'float32'."
     if (v := os.environ.get('ATOMREC_PREFILTER')):
