@@ -572,7 +572,7 @@ class BatchSearch:
             # a row the prefilter dropped may be within eps of the k-th: rescore every row it could be (rare)
             self.rescans += 1
             if len(f) < k: rows = np.arange(st._n); f = st._mat[:st._n] @ q   # too few rows to bound the k-th: every row as it is now
-            else:   # the rows whose bfloat16 score is within bound of reaching kth - eps (true scores only fall, rows changed since are in chg)
+            else:   # the rows whose prefilter score is within bound of reaching kth - eps (true scores only fall, rows changed since are in chg)
                 import torch
                 if self.precision == 'float32': row = self._S[j, :self.n0].numpy()
                 else: row = (self._S[j, :self.n0].view(torch.int16).numpy().view(np.uint16).astype(np.uint32) << 16).view(np.float32)   # bfloat16 -> float32 exactly, by its bits (torch's own conversion waits for its thread pool)
