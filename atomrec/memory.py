@@ -557,7 +557,9 @@ def open(cls:AtomRec, path, # a memory folder written by `AtomRec`
         extra = [p for p in (path/'evolution').glob('part-*') if p.name not in set(ck['log_parts'])]
         if read_only and (extra or self.store.version != ck['table_version']):
             raise AtomRecError(f"{path} holds writes after its last checkpoint: open it writable once (AtomRec.open undoes them), then read-only")
-        if self.store.version != ck['table_version']: self.store.restore(ck['table_version'])   # written after the checkpoint: undone
+        if self.store.version != ck['table_version']:   # written after the checkpoint: undone...
+            self.store.restore(ck['table_version'])
+            ck = dict(ck, table_version=self.store.version); write_json(dict(m, checkpoint=ck), path/'memory.json')   # ...in a new table version, which the checkpoint now names (else a read-only open would take it for a write after it)
         for p in extra: p.unlink()
         self.log = EvolutionLog(path/'evolution', chunk=2**62 if read_only else 10_000)   # read-only: rows stay in memory (see `changes`)
         items = items if items is not None else (pd.read_parquet(path/'items.parquet') if (path/'items.parquet').exists() else None)
