@@ -188,7 +188,7 @@ class AtomRec:
              ):
         "Checkpoint, let go of the folder, and remove it if it was a temporary one."
         if self._lock.held:
-            if checkpoint: self.checkpoint()
+            if checkpoint: self.checkpoint(stale=0)   # compacted: the next open reads no stale rows
             self._lock.release()
         if self._tmp is not None: self._tmp.cleanup(); self._tmp = None
     def __enter__(self): return self
@@ -198,26 +198,29 @@ class AtomRec:
 MEMORY_FILES = ('notes', 'evolution', 'texts', 'items.parquet', 'memory.json', 'memory.json.tmp', CENTROIDS_FILE)
 
 @patch
-def checkpoint(self:AtomRec):
+def checkpoint(self:AtomRec, stale:float=1.0, # compact the notes' table first if its files hold more than this many stale rows per live note (`NoteStore.compact`)
+              ):
     "Make everything written so far durable: notes, then log, the new text vectors, then `memory.json` (atomic and fsynced), plus the encoder cache if it has one."
-    return self.write_checkpoint(self.take_checkpoint())
+    return self.write_checkpoint(self.take_checkpoint(stale))
 
 @patch
-def take_checkpoint(self:AtomRec)->dict:
+def take_checkpoint(self:AtomRec, stale:float=1.0, # compact the notes' table before `memory.json` names its version if its files hold more than this many stale rows per live note
+                   )->dict:
     "What a checkpoint writes, taken at once: the notes, log rows and text vectors written since the last one, the counters, the caller's state. The memory may change right after: `write_checkpoint` writes what was taken (a service writes it on another thread while its writer goes on)."
     if self.read_only: raise AtomRecError(f"{self.path} is open read-only: the process that owns it checkpoints (hand it the `changes`)")
     items = None if self.items is None or self._items_saved else self.items.reset_index(drop=True)
     self._items_saved = True
     state = dict(notes=len(self.store), stats=dict(self.stats), **self._checkpoint_state())
     if getattr(self, 'checkpoint_extra', None): state['extra'] = dict(self.checkpoint_extra)   # a caller's own state (the service's last applied event), durable with the notes
-    return dict(notes=self.store.take_dirty(), log=self.log.take_part(), texts=self.embedder.take_unsaved(), items=items, state=state, seed=self._seed_index)
+    return dict(notes=self.store.take_dirty(), log=self.log.take_part(), texts=self.embedder.take_unsaved(), items=items, state=state, seed=self._seed_index, stale=stale)
 
 @patch
 def write_checkpoint(self:AtomRec, c:dict, # what `take_checkpoint` took
                     ):
     "Write a checkpoint taken with `take_checkpoint`: notes, then log, the new text vectors, then `memory.json` (atomic and fsynced); one at a time, in the order they were taken."
     with self._saving:
-        self.store.write_taken(c['notes']); self.log.write_part(c['log']); self.enc.write_part(self.path/'texts', *c['texts'])
+        self.store.write_taken(c['notes']); self.store.compact(c.get('stale', 1.0))   # a table of few files reopens fast (see `NoteStore.compact`)
+        self.log.write_part(c['log']); self.enc.write_part(self.path/'texts', *c['texts'])
         if c['items'] is not None:
             tmp = self.path/'items.parquet.tmp'; c['items'].to_parquet(tmp); replace_durably(tmp, self.path/'items.parquet')
         state = dict(table_version=self.store.version, log_parts=[p.name for p in self.log.parts()], **c['state'])

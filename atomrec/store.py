@@ -490,6 +490,16 @@ def optimize(self:NoteStore) -> None:
     self.table.optimize()
 
 @patch
+def compact(self:NoteStore, stale:float=1.0, # compact once the table's files hold more than this many stale rows per live note
+            fragments:int=32, # ...or more than this many fragments
+           ) -> bool:
+    "Rewrite the table's files as a few large ones, without the rows revisions replaced, if they hold too many of those or too many fragments; True if it did (a new table version, the same notes)."
+    s = self.table.stats()['fragment_stats']
+    rows, live = s['lengths']['mean'] * s['num_fragments'], self.table.count_rows()   # rows in the files (live and stale), and the live ones
+    if s['num_fragments'] < 2 and rows <= live or rows - live <= stale * live and s['num_fragments'] <= fragments: return False
+    self.table.optimize(); return True
+
+@patch
 def to_pandas(self:NoteStore) -> pd.DataFrame:
     "The working set as a DataFrame, one row per note (the table's layout)."
     return self._arrow(self._ids).to_pandas()
