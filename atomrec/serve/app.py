@@ -216,6 +216,7 @@ class Service:
         self.writer = threading.Thread(target=self._write_loop, name='atomrec-writer', daemon=True)
         gc.freeze()   # what the memory holds now is never scanned by the cycle collector (see below)
         self._warming = self.rw.write(); self._warming.__enter__()   # readers and the writer wait until the read path's tables are built (`_warm_up`)
+        self._warmed = threading.Event()   # set once they are (the models load after them: see `warm_model`)
         self.proc = self._new_writer() if self._in_process else None   # it starts with the first batch of events (see the writer process)
         threading.Thread(target=self._warm_up, name='atomrec-warm', daemon=True).start()
         self.writer.start()
@@ -226,7 +227,7 @@ class Service:
             with no_collection(): self._warm()   # many objects, none of them garbage
             gc.freeze()   # nor the tables
         except Exception as e: self._failed(e, 'warm-up failed')
-        finally: self._warming.__exit__(None, None, None)
+        finally: self._warming.__exit__(None, None, None); self._warmed.set()
 
     def _new_writer(self)->WriterProcess:
         "A writer process on the memory as last checkpointed (which must be all of it)."
@@ -234,9 +235,12 @@ class Service:
         return WriterProcess(self.mem.path, items, self.turn, self.batch)
 
     def warm_model(self):
-        "Load the encoder's model and run one query through it, and the rank agent's model, on threads of their own; call it once the server answers (torch's and LightGBM's imports then do not slow the start)."
-        if isinstance(self.mem.rec, LearnedRecAgent): self.mem.rec.start()
-        threading.Thread(target=self.mem.enc._encode, args=(['warm up'], 1), name='atomrec-encoder', daemon=True).start()   # straight to the model: nothing enters the cache
+        "Load the rank agent's model and the encoder's model (and run one query through it) on threads of their own, once the read path's tables are built; call it once the server answers (torch's and LightGBM's imports then do not slow the start)."
+        def load():
+            self._warmed.wait()   # loading a model's library holds the interpreter for long stretches (torch's shared objects: 0.3 s): not while the tables are built, nor while the first requests are answered
+            if isinstance(self.mem.rec, LearnedRecAgent): self.mem.rec.start()
+            self.mem.enc._encode(['warm up'], 1)   # straight to the model: nothing enters the cache
+        threading.Thread(target=load, name='atomrec-encoder', daemon=True).start()
 
     def _warm(self):
         "Compute the tables the read path builds on first use (so concurrent readers only read them)."
@@ -663,7 +667,7 @@ def uvicorn_server(svc:Service, # the service to expose
     import uvicorn
     class Server(uvicorn.Server):
         def handle_exit(self, sig, frame): super().handle_exit(sig, frame); self._captured_signals.clear()
-    return Server(uvicorn.Config(create_app(svc, max_body), host=host, port=port, log_level=log_level, lifespan='off'))
+    return Server(uvicorn.Config(create_app(svc, max_body), host=host, port=port, log_level=log_level, lifespan='off', ws='none'))   # no websockets: their protocol's imports are not paid at start
 
 def serving_url(server, svc:Service, host:str)->str:
     "Wait until `server` answers, start warming the encoder's model, and return its base url (the port it really got)."
