@@ -313,7 +313,7 @@ def _write_elsewhere(self):
     try:
         while True:
             with self._cv:
-                if idle := not self._stop and not flight and self.events.last <= self.sent: self._cv.wait(1.0)
+                if idle := not self._stop and not flight and (self.events.last <= self.sent or self._pause): self._cv.wait(1.0)   # nothing to send, or a forget holds the batches back: sleep until told
             if self._stop and not flight: return
             while not self._stop and not self._pause and len(flight) < self.IN_FLIGHT and (batch := self._next_batch(self.sent)):
                 if not holding: self._writing.acquire(); holding = True   # a forget waits until nothing is in flight

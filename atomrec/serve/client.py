@@ -4,6 +4,7 @@
 
 # %% ../../nbs/serve/62_client.ipynb #3200dec1
 from __future__ import annotations
+import time
 import httpx
 from ..core import AtomRecError
 
@@ -22,14 +23,20 @@ class Client:
     "The AtomRec service's endpoints as methods."
     def __init__(self, url:str='http://127.0.0.1:8000', # the service's base url
                  key:str|None=None, # API key (sent as `Authorization: Bearer KEY`)
-                 timeout:float=60.0):
-        self.http = httpx.Client(base_url=url, timeout=timeout, headers={'Authorization': f'Bearer {key}'} if key else {})
+                 timeout:float=60.0, # seconds one HTTP call may take
+                 patience:float=0.0, # seconds to keep asking again while the memory is still behind a call's `min_version` (the service answers 503 after its own wait, at most 30 s)
+                ):
+        self.http, self.patience = httpx.Client(base_url=url, timeout=timeout, headers={'Authorization': f'Bearer {key}'} if key else {}), patience
     def _call(self, method:str, path:str, **kw)->dict:
-        r = self.http.request(method, path, **kw)
-        try: body = r.json()
-        except ValueError: body = dict(error=r.text[:200])
-        if r.status_code >= 400: raise ServiceError(r.status_code, body)
-        return body
+        give_up = time.monotonic() + self.patience
+        while True:
+            r = self.http.request(method, path, **kw)
+            try: body = r.json()
+            except ValueError: body = dict(error=r.text[:200])
+            behind = r.status_code == 503 and any(f.get('field') == 'min_version' for f in body.get('fields', []))
+            if behind and time.monotonic() < give_up: time.sleep(0.1); continue   # retry, as the refusal says
+            if r.status_code >= 400: raise ServiceError(r.status_code, body)
+            return body
     def add(self, events:list[dict])->dict:
         "Add events ({id, user, item, timestamp, rating?, review?, extra?}); durable when this returns. `accepted_version` is the number to wait for."
         return self._call('POST', '/v1/events', json=dict(events=list(events)))
