@@ -32,6 +32,7 @@ def main():
     ap.add_argument('--rank', type=int, default=1000, help='cases timed through recommend_many (what a run does)')
     ap.add_argument('--batch', type=int, default=256, help='notes written per batch (one neighbour-search product each)')
     ap.add_argument('--max-notes', type=int, default=0, help='stop after this many user notes (0: all)')
+    ap.add_argument('--others', type=int, default=0, help='other jobs sharing the cores while this runs (written in the report)')
     a = ap.parse_args()
     if not (Path(a.bench)/'manifest.json').exists(): prepare('ml-100k', a.bench, users=1000, seed=0)
     b = Bench(a.bench)
@@ -43,7 +44,6 @@ def main():
     if users is not None: cases = cases[cases.user_id.isin(set(users))]
     name = b.manifest['source']['name'] if isinstance(b.manifest.get('source'), dict) else Path(a.bench).name
     load0, t_start = os.getloadavg()[0], time.time()
-    cpu_free = Path('/tmp/coord/cpu_free').exists()
 
     # the reference: the encoder alone, one pass over each note's full text (what the paper's f_enc(c+K+G+X) costs per note)
     enc_ref = Encoder()
@@ -98,7 +98,7 @@ def main():
     rep = [f"# Memory speed: {name} ({datetime.date.today().isoformat()})", '',
            f"Data: {b.describe()}; community={a.community}: {frame.user_id.nunique():,} users, {n:,} user notes (max_history={cfg.max_history}); rule agents; batch={a.batch}; exact neighbour search.",
            f"Machine: {os.cpu_count()} cores, python {platform.python_version()}; load average {load0:.2f} at start, {os.getloadavg()[0]:.2f} at end"
-           f"{'' if cpu_free else ' (measured while the machine was shared: figures are pessimistic)'}.", '',
+           f"{'; no other job' if not a.others else f'; {a.others} other jobs shared the cores (figures are pessimistic)'}.", '',
            '| what | measured | ratio to encoder-only |', '|---|---:|---:|'] + [f"| {a_} | {b_} | {c_} |" for a_, b_, c_ in rows] + [
            '', f"Memory: {n_notes:,} notes ({n_user:,} user notes), {stats.get('links', 0):,} links, {stats.get('evolutions', 0):,} revisions, "
                f"{stats.get('rescans', 0):,} notes re-searched alone; encoder: {enc_repr}", '',

@@ -74,8 +74,8 @@ def recommend_load(url, cases, clients, per_client):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    ap.add_argument('--run', default='/tmp/serve_bench/run', help='a finished `atomrec run atomrec` folder')
-    ap.add_argument('--bench', default='/tmp/serve_bench/bench', help='its benchmark folder')
+    ap.add_argument('--run', required=True, help='a finished `atomrec run atomrec` folder (`make main` leaves one in runs/demo/runs/ml-100k/atomrec)')
+    ap.add_argument('--bench', required=True, help='its benchmark folder (runs/demo/bench/ml-100k for that run)')
     ap.add_argument('--out', default=None, help='markdown report to write (default bench/results/serve_load-DATA.md)')
     ap.add_argument('--requests', type=int, default=100, help='recommendations per measurement (one client)')
     ap.add_argument('--events', type=int, default=1000, help='events in the sustained-ingest measurement')
