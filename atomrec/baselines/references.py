@@ -251,10 +251,13 @@ class LearnedBlendMethod(Method):
                  max_profile:int=50, # history items the profile signal reads
                  model:str=DEFAULT_MODEL, # sentence-transformers model name or folder
                  encoder:Encoder|None=None, # an encoder already loaded
-                 seed:int=0):
+                 seed:int=0,
+                 train_layers:int=1, # cuts the ranker is fitted on: 1, the validation cases; L, also `Bench.layer_cases` 2 to L, each with the signals of what was held at its cut (as AtomRec's `train_layers`)
+                ):
         self.instr = InstructionMethod(model, encoder, seed=seed)
-        super().__init__(seed, tune_users=tune_users, max_profile=max_profile, model=self.instr.opts['model'])
-        self.tune_users, self.max_profile, self.booster, self.fit_info = tune_users, max_profile, None, {}
+        super().__init__(seed, tune_users=tune_users, max_profile=max_profile, model=self.instr.opts['model'], **({'train_layers': int(train_layers)} if int(train_layers) != 1 else {}))
+        self.tune_users, self.max_profile, self.booster, self.fit_info, self.train_layers = tune_users, max_profile, None, {}, int(train_layers)
+        if self.train_layers < 1: raise AtomRecError(f"train_layers must be 1 or more, not {train_layers}")
     @property
     def backend(self)->str: return f'LightGBM lambdarank over item-kNN, transitions, co-occurrence + encoder ({self.instr.enc.name})'
 
@@ -283,11 +286,13 @@ class LearnedBlendMethod(Method):
         t0 = time.time()
         vc = tuning_cases(bench, self.tune_users)
         vsig = InteractionSignals(bench.train('valid'), bench.items.item_id)
-        F = np.stack(self.features(vc, vsig))
-        tidx = np.array([list(c).index(t) for c, t in zip(vc.candidates, vc.target)])
+        parts = [(vc, vsig)] + [(bench.layer_cases(k, sorted(vc.user_id), self.instr.enc), InteractionSignals(bench.before_layer(k), bench.items.item_id))
+                                for k in range(self.train_layers, 1, -1)]   # the earlier cuts: each with the signals of what was held there
+        F = np.concatenate([np.stack(self.features(cs, sig)) for cs, sig in parts])
+        tidx = np.concatenate([[list(map(str, c)).index(str(t)) for c, t in zip(cs.candidates, cs.target)] for cs, _ in parts])
         self.booster, info = fit_ranker(F, tidx, features=BLEND_FEATURES, seed=self.seed)
         self.signals = vsig if split == 'valid' else InteractionSignals(bench.train(split), bench.items.item_id)
-        self.fit_info = dict(fitted_on='valid' + (' (the evaluated cases: tuning-only numbers)' if split == 'valid' else ''), users=len(vc),
+        self.fit_info = dict(fitted_on='valid' + (' (the evaluated cases: tuning-only numbers)' if split == 'valid' else ''), users=len(vc), cases=len(F), layers=self.train_layers,
                              signals_from=f"bench.train({split!r})", fit_seconds=round(time.time() - t0, 2),
                              **{k: info[k] for k in ('rounds', 'holdout_ndcg5', 'importance_gain')})
         if run_dir is not None:

@@ -8,6 +8,7 @@ import inspect, re, json, time, math
 from collections import Counter
 from pathlib import Path
 import numpy as np, pandas as pd, duckdb
+from fastcore.basics import patch
 from ..core import *
 from .data import *
 from .metrics import order_by_scores, evaluate
@@ -371,6 +372,38 @@ def make_toy_dataset(folder, # where the dataset's folder `toy` is written
     (folder/'toy.item').write_text('item_id:token\ttitle:token_seq\tcategories:token_seq\n' + ''.join(f"{a}\t{b}\t{c}\n" for a, b, c in items))
     (folder/'toy.inter').write_text('user_id:token\titem_id:token\ttimestamp:float\trating:float\n' + ''.join(f"{a}\t{b}\t{c}\t{d}\n" for a, b, c, d in rows))
     return folder
+
+# %% ../../nbs/eval/21_benchmark.ipynb #56153c97
+@patch
+def layer_cases(self:Bench, layer:int, # 2: each user's last training interaction is the target; 3: the one before it; ... (1: the validation cases)
+                users:list|None=None, # the users (default: the validation cases' users)
+                encoder=None, # encoder of a generated `intent` request writer (default: the packaged one)
+               )->pd.DataFrame:
+    "Validation-like cases at an earlier cut: user_id, history, target, candidates, instruction, for the users with any history before their target."
+    if layer == 1: return self.cases('valid') if users is None else self.cases('valid')[self.cases('valid').user_id.isin(set(users))]
+    if layer < 1: raise AtomRecError(f"layer must be 1 or more, not {layer}")
+    mode = self.manifest.get('instructions', 'none')
+    if mode not in INSTRUCTION_MODES or mode == 'given': raise AtomRecError(f"layer cases need a request writer the benchmark can run again; this benchmark's requests are {mode!r} (use one prepared with intent, keywords or none)")
+    users = set(map(str, self.cases('valid').user_id if users is None else users))
+    seq = self.interactions[self.interactions.user_id.astype(str).isin(users)].sort_values(['user_id', 'pos'])
+    seen = {u: set(g.item_id.astype(str)) for u, g in seq.groupby('user_id')}
+    t = seq[(seq.pos == seq.n - 1 - layer) & (seq.pos >= 1)]
+    hist = {u: g.item_id.astype(str).tolist() for u, g in seq.groupby('user_id')}
+    ids = self.items.item_id.astype(str).to_numpy()
+    cases = pd.DataFrame(dict(user_id=t.user_id.astype(str).to_numpy(), target=t.item_id.astype(str).to_numpy()))
+    cases['history'] = [hist[u][:p] for u, p in zip(t.user_id.astype(str), t.pos)]
+    cases['candidates'] = [sample_candidates(x, seen[u], ids, rng_for(self.manifest.get('seed', 0), f'layer{layer}', u), self.manifest.get('n_candidates', 10)) for u, x in zip(cases.user_id, cases.target)]
+    cols = [c for c in ('review_title', 'review_text') if c in t.columns]
+    if cols: cases['review'] = t[cols].fillna('').astype(str).agg(' '.join, axis=1).str.strip().to_numpy()
+    if encoder is None and mode != 'none': encoder = _default_encoder()
+    cases['instruction'] = _instructions(mode, self.items, self.name, cases, None, encoder)
+    return cases[['user_id', 'history', 'target', 'candidates', 'instruction']].sort_values('user_id', ignore_index=True)
+
+@patch
+def before_layer(self:Bench, layer:int, # the cut (1: the validation cut)
+                )->pd.DataFrame:
+    "The interactions held at layer `layer`'s cut: every user's interactions before position `n - 1 - layer` (`train('valid')` for layer 1)."
+    return self.interactions[self.interactions.pos < self.interactions.n - 1 - layer]
 
 # %% ../../nbs/eval/21_benchmark.ipynb #8aae4c5c
 def hand_bench(folder, # the benchmark folder to write

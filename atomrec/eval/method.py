@@ -31,9 +31,11 @@ def memory_frame(bench:Bench, split:str, users, max_history:int|None, keep_pos:b
     if 'review_text' in df: df = df.rename(columns={'review_text': 'review'})
     return df if keep_pos else df.drop(columns=['pos', 'n'])
 
-def memory_leaks(ar:AtomRec, bench:Bench, split:str)->int:
-    "How many user notes come from a `split` target or anything after it (0 for a memory fit to evaluate `split`)."
-    back = 1 if split == 'test' else 2
+def memory_leaks(ar:AtomRec, bench:Bench, split:str,
+                 layer:int|None=None, # instead of `split`'s target: the target of `Bench.layer_cases(layer)` (layer 1 is the validation split)
+                )->int:
+    "How many user notes come from a `split` target (or a layer's) or anything after it (0 for a memory fit to evaluate it)."
+    back = 1 + layer if layer else 1 if split == 'test' else 2
     df = bench.interactions[bench.interactions.pos >= bench.interactions.n - back]
     held = set(zip(df.user_id.astype(str), df.item_id.astype(str), df.timestamp.astype(float)))
     return sum((n.owner, n.item_id, n.timestamp) in held for n in ar.store.get_many(ar.store.ids('user')))
@@ -49,6 +51,7 @@ class AtomRecMethod(Method):
                  batch:int=256, # notes written per batch (one neighbour-search product each)
                  ranker:str|None=None, # rank agent fitted on validation: 'lgbm' (LightGBM lambdarank; default) or 'weights' (weighted sum; default when `weights` are given)
                  memory_from:str|None=None, # a finished run on the same benchmark whose memory this run starts from (settings may differ only in `READ_TIME`)
+                 train_layers:int=1, # cuts the rank agent is fitted on: 1, the validation cases; L, also `Bench.layer_cases` 2 to L, each ranked from the memory as it was at its cut (the shared build writes the users' last L - 1 training interactions layer by layer)
                  **opts):
         community = community or ('all' if agent == 'rule' else 'evaluated')
         if community not in ('all', 'evaluated'): raise AtomRecError(f"community must be 'all' or 'evaluated', not {community!r}")
@@ -65,6 +68,11 @@ class AtomRecMethod(Method):
             raise AtomRecError("memory_from needs the shared build (community='all', shared_build=True): only it keeps the pre-target snapshot")
         self.memory_from = memory_from
         if memory_from: self.opts['memory_from'] = str(memory_from)
+        self.train_layers = int(train_layers)
+        if self.train_layers < 1: raise AtomRecError(f"train_layers must be 1 or more, not {train_layers}")
+        if self.train_layers > 1:
+            if not (community == 'all' and self.shared_build): raise AtomRecError("train_layers > 1 needs the shared build (community='all', shared_build=True): it ranks each layer from the one memory as it grows")
+            self.opts['train_layers'] = self.train_layers
         self.cfg = ablation_config(ablation, AtomRecConfig.from_dict({**(config or {}), **opts, 'agent': agent, 'seed': seed}))
         self.weights, self.llm_opts, self.progress, self.ar = weights, llm or {}, progress, None
         self.tuned, self.leaks, self.memory_stats = None, {}, {}
@@ -162,18 +170,24 @@ def _rank_agent(self:AtomRecMethod)->RecAgent:
 
 # %% ../../nbs/eval/24_method.ipynb #6d4b99c7
 @patch
-def _tune(self:AtomRecMethod, bench, ar)->dict:
-    "Fit the rank agent on validation cases of `tune_users` users, ranked from memory `ar` (weights or a LightGBM model)."
+def _tune(self:AtomRecMethod, bench, ar,
+          layers:list=(), # (layer, its cases, their signals) of the earlier cuts, ranked from the memory as it was at each (see `_fit_shared`)
+         )->dict:
+    "Fit the rank agent on validation cases of `tune_users` users, ranked from memory `ar`, and on the cases of earlier cuts if given (weights or a LightGBM model)."
     vc = tuning_cases(bench, self.tune_users); vusers = sorted(vc.user_id)
-    F = np.stack(ar.recommend_many(vc, return_features=True))
-    tidx = np.array([list(c).index(t) for c, t in zip(vc.candidates, vc.target)])
-    np.savez_compressed(self.run_dir/'ranker-fit.npz', features=F, target_index=tidx, users=np.asarray(vc.user_id.astype(str).tolist(), dtype=str), names=np.array(FEATURES))   # what it was fitted on
+    parts = [(1, vc, np.stack(ar.recommend_many(vc, return_features=True)))] + list(layers)
+    F = np.concatenate([f for _, _, f in parts])
+    tidx = np.concatenate([[list(c).index(t) for c, t in zip(cs.candidates, cs.target)] for _, cs, _ in parts])
+    users = np.asarray([str(u) for _, cs, _ in parts for u in cs.user_id], dtype=str)
+    layer = np.concatenate([np.full(len(cs), k) for k, cs, _ in parts])
+    np.savez_compressed(self.run_dir/'ranker-fit.npz', features=F, target_index=tidx, users=users, layer=layer, names=np.array(FEATURES))   # what it was fitted on
     agent, info = fit_rank_agent(F, tidx, self.ranker, seed=self.seed)
     if self.ranker == 'lgbm':
         self._learned, self.ranker_info = agent.booster, info
         agent.save(self.run_dir/'ranker.txt')
         write_json(dict(fitted_on='valid', users=len(vc), **self.ranker_info), self.run_dir/'ranker.json')
-        self.tuned = dict(users=len(vc), holdout_ndcg5=self.ranker_info['holdout_ndcg5'], rounds=self.ranker_info['rounds'])
+        self.tuned = dict(users=len(vc), holdout_ndcg5=self.ranker_info['holdout_ndcg5'], rounds=self.ranker_info['rounds'],
+                          **({'layers': len(parts), 'cases': len(F)} if len(parts) > 1 else {}))
         return vusers
     self.weights = agent.weights
     self.tuned = dict(users=len(vc), ndcg5_valid=info['ndcg5_valid'])
@@ -229,18 +243,29 @@ def _fit_shared(self:AtomRecMethod, bench, tune, mem, rec, t0):
     """One memory for validation and test: first every user's history before the validation target (tune on it),
     then each user's validation target is added, which makes it the test memory."""
     full = memory_frame(bench, 'test', None, self.cfg.max_history, keep_pos=True)
-    before = full[full.pos < full.n - 2].drop(columns=['pos', 'n'])     # no validation target, no test target
-    targets = full[full.pos == full.n - 2].drop(columns=['pos', 'n'])   # the validation targets: history for the test
+    cut = lambda k: full[full.pos < full.n - 1 - k].drop(columns=['pos', 'n'])   # what the memory holds at layer k's cut (k = 1: the validation cut)
+    at = lambda k: full[full.pos == full.n - 1 - k].drop(columns=['pos', 'n'])    # layer k's targets (k = 1: the validation targets, history for the test)
+    before, targets, L = cut(1), at(1), self.train_layers
     cases = pd.concat([bench.cases('test'), bench.cases('valid')])
-    key = dict(self._key(bench, full.drop(columns=['pos', 'n']), 'test'), shared=True)
+    key = dict(self._key(bench, full.drop(columns=['pos', 'n']), 'test'), shared=True, **({'train_layers': L} if L > 1 else {}))
     if self.memory_from: self._start_from(self.memory_from, key)
-    ar = self._open(bench, self.run_dir/'memory-test', full, cases, mem, rec, key)
-    ar.observe_many(before, resume=self._resumable)
+    path = self.run_dir/'memory-test'
+    ar = self._open(bench, path, full, cases, mem, rec, key)
+    if tune and L > 1 and len(ar.store.ids('user')) > len(cut(L)):   # a build resumed past the earliest cut: the earlier layers cannot be ranked from it any more
+        ar.close(); shutil.rmtree(path); ar = self._open(bench, path, full, cases, mem, rec, key)
+    ar.observe_many(cut(L), resume=self._resumable)
+    layers, vusers = [], sorted(tuning_cases(bench, self.tune_users).user_id)
+    for k in range(L, 1, -1):   # the earlier cuts, earliest first: rank the layer's cases, then write its targets (every user's interaction at that place)
+        if tune:
+            lc = bench.layer_cases(k, vusers, self.enc)
+            layers.append((k, lc, np.stack(ar.recommend_many(lc, return_features=True))))
+            self.memory_stats[f'layer{k}'] = dict(cases=len(lc), user_notes=len(ar.store.ids('user')), leaks=memory_leaks(ar, bench, 'valid', layer=k))
+        ar.observe_many(at(k), resume=self._resumable)
     if self._resumable and len(ar.store.ids('user')) == len(before):   # the pre-target state, for `memory_from` (a run resumed past it keeps the one it took)
         shutil.copyfile(ar.path/'memory.json', self.run_dir/'memory-before.json')
     if tune:
         ar.rec = RuleRecAgent()
-        self._tune(bench, ar); self._stats(ar, 'valid')
+        self._tune(bench, ar, layers); self._stats(ar, 'valid')
     if self.cfg.agent == 'rule': ar.rec = self._rank_agent()
     self.tune_seconds = time.time() - t0
     t1 = time.time()
