@@ -286,8 +286,8 @@ class LearnedBlendMethod(Method):
         t0 = time.time()
         vc = tuning_cases(bench, self.tune_users)
         vsig = InteractionSignals(bench.train('valid'), bench.items.item_id)
-        parts = [(vc, vsig)] + [(bench.layer_cases(k, sorted(vc.user_id), self.instr.enc), InteractionSignals(bench.before_layer(k), bench.items.item_id))
-                                for k in range(self.train_layers, 1, -1)]   # the earlier cuts: each with the signals of what was held there
+        parts = [(vc, vsig)] + [(lc, InteractionSignals(bench.before_layer(k), bench.items.item_id))   # the earlier cuts: each with the signals of what was held there
+                                for k in range(self.train_layers, 1, -1) if len(lc := bench.layer_cases(k, sorted(vc.user_id), self.instr.enc))]   # (none when every history is shorter than the layer)
         F = np.concatenate([np.stack(self.features(cs, sig)) for cs, sig in parts])
         tidx = np.concatenate([[list(map(str, c)).index(str(t)) for c, t in zip(cs.candidates, cs.target)] for cs, _ in parts])
         self.booster, info = fit_ranker(F, tidx, features=BLEND_FEATURES, seed=self.seed)

@@ -257,8 +257,8 @@ def _fit_shared(self:AtomRecMethod, bench, tune, mem, rec, t0):
     layers, vusers = [], sorted(tuning_cases(bench, self.tune_users).user_id)
     for k in range(L, 1, -1):   # the earlier cuts, earliest first: rank the layer's cases, then write its targets (every user's interaction at that place)
         if tune:
-            lc = bench.layer_cases(k, vusers, self.enc)
-            layers.append((k, lc, np.stack(ar.recommend_many(lc, return_features=True))))
+            lc = bench.layer_cases(k, vusers, self.enc)   # none when every history is shorter than the layer (goodreads keeps at most 9 interactions a user)
+            if len(lc): layers.append((k, lc, np.stack(ar.recommend_many(lc, return_features=True))))
             self.memory_stats[f'layer{k}'] = dict(cases=len(lc), user_notes=len(ar.store.ids('user')), leaks=memory_leaks(ar, bench, 'valid', layer=k))
         ar.observe_many(at(k), resume=self._resumable)
     if self._resumable and len(ar.store.ids('user')) == len(before):   # the pre-target state, for `memory_from` (a run resumed past it keeps the one it took)
