@@ -253,10 +253,12 @@ class LearnedBlendMethod(Method):
                  encoder:Encoder|None=None, # an encoder already loaded
                  seed:int=0,
                  train_layers:int=1, # cuts the ranker is fitted on: 1, the validation cases; L, also `Bench.layer_cases` 2 to L, each with the signals of what was held at its cut (as AtomRec's `train_layers`)
+                 layer_share:float=0.9, # of those, only the layers whose cut holds at least this share of the validation cut's interactions (`Bench.layers_within`)
                 ):
         self.instr = InstructionMethod(model, encoder, seed=seed)
         super().__init__(seed, tune_users=tune_users, max_profile=max_profile, model=self.instr.opts['model'], **({'train_layers': int(train_layers)} if int(train_layers) != 1 else {}))
-        self.tune_users, self.max_profile, self.booster, self.fit_info, self.train_layers = tune_users, max_profile, None, {}, int(train_layers)
+        self.tune_users, self.max_profile, self.booster, self.fit_info, self.train_layers, self.layer_share = tune_users, max_profile, None, {}, int(train_layers), float(layer_share)
+        if self.train_layers != 1: self.opts['layer_share'] = self.layer_share
         if self.train_layers < 1: raise AtomRecError(f"train_layers must be 1 or more, not {train_layers}")
     @property
     def backend(self)->str: return f'LightGBM lambdarank over item-kNN, transitions, co-occurrence + encoder ({self.instr.enc.name})'
@@ -287,12 +289,12 @@ class LearnedBlendMethod(Method):
         vc = tuning_cases(bench, self.tune_users)
         vsig = InteractionSignals(bench.train('valid'), bench.items.item_id)
         parts = [(vc, vsig)] + [(lc, InteractionSignals(bench.before_layer(k), bench.items.item_id))   # the earlier cuts: each with the signals of what was held there
-                                for k in range(self.train_layers, 1, -1) if len(lc := bench.layer_cases(k, sorted(vc.user_id), self.instr.enc))]   # (none when every history is shorter than the layer)
+                                for k in range(bench.layers_within(self.train_layers, self.layer_share), 1, -1) if len(lc := bench.layer_cases(k, sorted(vc.user_id), self.instr.enc))]   # (none when every history is shorter than the layer)
         F = np.concatenate([np.stack(self.features(cs, sig)) for cs, sig in parts])
         tidx = np.concatenate([[list(map(str, c)).index(str(t)) for c, t in zip(cs.candidates, cs.target)] for cs, _ in parts])
         self.booster, info = fit_ranker(F, tidx, features=BLEND_FEATURES, seed=self.seed)
         self.signals = vsig if split == 'valid' else InteractionSignals(bench.train(split), bench.items.item_id)
-        self.fit_info = dict(fitted_on='valid' + (' (the evaluated cases: tuning-only numbers)' if split == 'valid' else ''), users=len(vc), cases=len(F), layers=self.train_layers,
+        self.fit_info = dict(fitted_on='valid' + (' (the evaluated cases: tuning-only numbers)' if split == 'valid' else ''), users=len(vc), cases=len(F), layers=len(parts),
                              signals_from=f"bench.train({split!r})", fit_seconds=round(time.time() - t0, 2),
                              **{k: info[k] for k in ('rounds', 'holdout_ndcg5', 'importance_gain')})
         if run_dir is not None:

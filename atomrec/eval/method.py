@@ -52,6 +52,7 @@ class AtomRecMethod(Method):
                  ranker:str|None=None, # rank agent fitted on validation: 'lgbm' (LightGBM lambdarank; default) or 'weights' (weighted sum; default when `weights` are given)
                  memory_from:str|None=None, # a finished run on the same benchmark whose memory this run starts from (settings may differ only in `READ_TIME`)
                  train_layers:int=1, # cuts the rank agent is fitted on: 1, the validation cases; L, also `Bench.layer_cases` 2 to L, each ranked from the memory as it was at its cut (the shared build writes the users' last L - 1 training interactions layer by layer)
+                 layer_share:float=0.9, # of those, only the layers whose cut holds at least this share of the validation cut's interactions (`Bench.layers_within`)
                  **opts):
         community = community or ('all' if agent == 'rule' else 'evaluated')
         if community not in ('all', 'evaluated'): raise AtomRecError(f"community must be 'all' or 'evaluated', not {community!r}")
@@ -68,11 +69,11 @@ class AtomRecMethod(Method):
             raise AtomRecError("memory_from needs the shared build (community='all', shared_build=True): only it keeps the pre-target snapshot")
         self.memory_from = memory_from
         if memory_from: self.opts['memory_from'] = str(memory_from)
-        self.train_layers = int(train_layers)
+        self.train_layers, self.layer_share = int(train_layers), float(layer_share)
         if self.train_layers < 1: raise AtomRecError(f"train_layers must be 1 or more, not {train_layers}")
         if self.train_layers > 1:
             if not (community == 'all' and self.shared_build): raise AtomRecError("train_layers > 1 needs the shared build (community='all', shared_build=True): it ranks each layer from the one memory as it grows")
-            self.opts['train_layers'] = self.train_layers
+            self.opts['train_layers'], self.opts['layer_share'] = self.train_layers, self.layer_share
         self.cfg = ablation_config(ablation, AtomRecConfig.from_dict({**(config or {}), **opts, 'agent': agent, 'seed': seed}))
         self.weights, self.llm_opts, self.progress, self.ar = weights, llm or {}, progress, None
         self.tuned, self.leaks, self.memory_stats = None, {}, {}
@@ -245,7 +246,7 @@ def _fit_shared(self:AtomRecMethod, bench, tune, mem, rec, t0):
     full = memory_frame(bench, 'test', None, self.cfg.max_history, keep_pos=True)
     cut = lambda k: full[full.pos < full.n - 1 - k].drop(columns=['pos', 'n'])   # what the memory holds at layer k's cut (k = 1: the validation cut)
     at = lambda k: full[full.pos == full.n - 1 - k].drop(columns=['pos', 'n'])    # layer k's targets (k = 1: the validation targets, history for the test)
-    before, targets, L = cut(1), at(1), self.train_layers
+    before, targets, L = cut(1), at(1), bench.layers_within(self.train_layers, self.layer_share)
     cases = pd.concat([bench.cases('test'), bench.cases('valid')])
     key = dict(self._key(bench, full.drop(columns=['pos', 'n']), 'test'), shared=True, **({'train_layers': L} if L > 1 else {}))
     if self.memory_from: self._start_from(self.memory_from, key)
