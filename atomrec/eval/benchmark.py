@@ -373,7 +373,7 @@ def make_toy_dataset(folder, # where the dataset's folder `toy` is written
     (folder/'toy.inter').write_text('user_id:token\titem_id:token\ttimestamp:float\trating:float\n' + ''.join(f"{a}\t{b}\t{c}\t{d}\n" for a, b, c, d in rows))
     return folder
 
-# %% ../../nbs/eval/21_benchmark.ipynb #89e3e860
+# %% ../../nbs/eval/21_benchmark.ipynb #0944de69
 @patch
 def layer_cases(self:Bench, layer:int, # 2: each user's last training interaction is the target; 3: the one before it; ... (1: the validation cases)
                 users:list|None=None, # the users (default: the validation cases' users)
