@@ -386,9 +386,9 @@ def layer_cases(self:Bench, layer:int, # 2: each user's last training interactio
     if mode not in INSTRUCTION_MODES or mode == 'given': raise AtomRecError(f"layer cases need a request writer the benchmark can run again; this benchmark's requests are {mode!r} (use one prepared with intent, keywords or none)")
     users = set(map(str, self.cases('valid').user_id if users is None else users))
     seq = self.interactions[self.interactions.user_id.astype(str).isin(users)].sort_values(['user_id', 'pos'])
-    seen = {u: set(g.item_id.astype(str)) for u, g in seq.groupby('user_id')}
+    hist = {u: g.item_id.astype(str).tolist() for u, g in seq.groupby('user_id')}   # each user's items in order
+    seen = {u: set(h) for u, h in hist.items()}
     t = seq[(seq.pos == seq.n - 1 - layer) & (seq.pos >= 1)]
-    hist = {u: g.item_id.astype(str).tolist() for u, g in seq.groupby('user_id')}
     ids = self.items.item_id.astype(str).to_numpy()
     cases = pd.DataFrame(dict(user_id=t.user_id.astype(str).to_numpy(), target=t.item_id.astype(str).to_numpy()))
     cases['history'] = [hist[u][:p] for u, p in zip(t.user_id.astype(str), t.pos)]
@@ -410,8 +410,7 @@ def layers_within(self:Bench, most:int, # the most layers wanted
                   share:float=0.9, # the least share of the validation cut's interactions a layer's cut may hold
                  )->int:
     "How many layers (1 to `most`) keep a cut that holds at least `share` of what the validation cut holds: on short histories an earlier cut is another memory (goodreads keeps at most 9 interactions a user: its second layer's cut holds 84%), on long ones nearly the same (ml-100k: 93% at the eighth)."
-    pos, n = self.interactions.pos.to_numpy(), self.interactions.n.to_numpy()
-    held = lambda k: int((pos < n - 1 - k).sum())
+    held = lambda k: len(self.before_layer(k))
     return next((k - 1 for k in range(2, most + 1) if held(k) < share * held(1)), most)
 
 # %% ../../nbs/eval/21_benchmark.ipynb #8aae4c5c
