@@ -9,9 +9,9 @@ from pathlib import Path
 from ..core import *
 
 # %% auto #0
-__all__ = ['parse_opts', 'llm_opts', 'llm_arguments', 'cmd_prepare', 'prepare_parser', 'cmd_run', 'run_parser', 'cmd_report',
-           'report_parser', 'cmd_demo', 'demo_parser', 'cmd_experiments', 'experiments_parser', 'serve_parser',
-           'parser', 'main']
+__all__ = ['parse_opts', 'study_opts', 'llm_opts', 'llm_arguments', 'cmd_prepare', 'prepare_parser', 'cmd_run', 'run_parser',
+           'cmd_report', 'report_parser', 'cmd_demo', 'demo_parser', 'cmd_experiments', 'experiments_parser',
+           'serve_parser', 'parser', 'main']
 
 # %% ../../nbs/eval/25_cli.ipynb #eba560d8
 def _value(v:str):
@@ -26,6 +26,20 @@ def parse_opts(pairs:list|None, # the `--opt` values, 'key=value' each
     for p in pairs or []:
         if '=' not in p: raise AtomRecError(f"--opt {quote(p)}: write it as key=value")
         k, v = p.split('=', 1); out[k.strip().replace('-', '_')] = _value(v)
+    return out
+
+def study_opts(specs:list|None, # the `experiments --opt` values, 'METHOD:key=value' each (METHOD may end in `*`)
+               methods:list, # the study's methods
+               opts:dict|None=None, # the study's own per-method options
+              )->dict:
+    "Per-method options: the study's, with each 'METHOD:key=value' added to METHOD (or to every method starting with what comes before a final `*`)."
+    out = {m: dict(o) for m, o in (opts or {}).items()}
+    for spec in specs or []:
+        if ':' not in spec: raise AtomRecError(f"--opt {quote(spec)}: write it as METHOD:key=value (e.g. atomrec:train_layers=8, or atomrec*:train_layers=8 for every AtomRec variant)")
+        m, kv = spec.split(':', 1)
+        names = [x for x in methods if (x.startswith(m[:-1]) if m.endswith('*') else x == m)]
+        if not names: raise AtomRecError(f"--opt {quote(spec)}: no method of this study is named {m!r}; its methods: {', '.join(methods)}")
+        for x in names: out[x] = {**out.get(x, {}), **parse_opts([kv])}
     return out
 
 def llm_opts(a:argparse.Namespace, # parsed options of a command with `llm_arguments`
@@ -171,6 +185,7 @@ def cmd_experiments(a:argparse.Namespace, # the parsed `atomrec experiments` opt
     t0 = time.time()
     st = STUDIES[a.study]
     opts = {m: ({**o, 'llm': {**o['llm'], 'n_threads': a.llm_threads}} if a.llm_threads and 'llm' in o else o) for m, o in (st.get('opts') or {}).items()}
+    opts = study_opts(a.opt, a.methods or st['methods'], opts)
     study = dict(datasets=a.datasets or st['datasets'], instructions=a.instructions or st['instructions'], methods=a.methods or st['methods'],
                  users=st.get('users', 1000) if a.users is None else a.users, seed=a.seed, opts=opts, progress=not a.quiet)
     if a.ray is None:
@@ -213,6 +228,7 @@ def experiments_parser(sub, # the `atomrec` parser's sub-parsers
     s.add_argument('--ray-run-cpus', type=float, help="with --ray: CPUs each task asks of Ray (default 1; a run's encoder and LightGBM use 2 threads each)")
     s.add_argument('--shards', type=int, help="with --ray: rank each AtomRec run's cases in this many tasks, merged into the run's files (default 1)")
     s.add_argument('--ray-encode', action='store_true', help="with --ray: encode each dataset's item and note texts as a Ray Data job before the memory builds")
+    s.add_argument('--opt', action='append', help="a method's option, METHOD:key=value (repeatable; METHOD may end in * for every method so named, e.g. atomrec*:train_layers=8); runs already finished in --out are read, not redone: give a fresh --out")
     s.add_argument('--quiet', action='store_true', help='no progress bars'); s.set_defaults(fn=cmd_experiments)
 
 
