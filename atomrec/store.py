@@ -496,7 +496,7 @@ def compact(self:NoteStore, stale:float=1.0, # compact once the table's files ho
     "Rewrite the table's files as a few large ones, without the rows revisions replaced, if they hold too many of those or too many fragments; True if it did (a new table version, the same notes)."
     s = self.table.stats()['fragment_stats']
     rows, live = s['lengths']['mean'] * s['num_fragments'], self.table.count_rows()   # rows in the files (live and stale), and the live ones
-    if s['num_fragments'] < 2 and rows <= live or rows - live <= stale * live and s['num_fragments'] <= fragments: return False
+    if (s['num_fragments'] < 2 and rows <= live) or (rows - live <= stale * live and s['num_fragments'] <= fragments): return False   # one clean file, or few stale rows in few files
     self.table.optimize(); return True
 
 @patch

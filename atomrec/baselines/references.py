@@ -291,7 +291,7 @@ class LearnedBlendMethod(Method):
         parts = [(vc, vsig)] + [(lc, InteractionSignals(bench.before_layer(k), bench.items.item_id))   # the earlier cuts: each with the signals of what was held there
                                 for k in range(bench.layers_within(self.train_layers, self.layer_share), 1, -1) if len(lc := bench.layer_cases(k, sorted(vc.user_id), self.instr.enc))]   # (none when every history is shorter than the layer)
         F = np.concatenate([np.stack(self.features(cs, sig)) for cs, sig in parts])
-        tidx = np.concatenate([[list(map(str, c)).index(str(t)) for c, t in zip(cs.candidates, cs.target)] for cs, _ in parts])
+        tidx = np.concatenate([[list(c).index(t) for c, t in zip(cs.candidates, cs.target)] for cs, _ in parts])
         self.booster, info = fit_ranker(F, tidx, features=BLEND_FEATURES, seed=self.seed)
         self.signals = vsig if split == 'valid' else InteractionSignals(bench.train(split), bench.items.item_id)
         self.fit_info = dict(fitted_on='valid' + (' (the evaluated cases: tuning-only numbers)' if split == 'valid' else ''), users=len(vc), cases=len(F), layers=len(parts),
