@@ -252,7 +252,7 @@ class LearnedBlendMethod(Method):
                  model:str=DEFAULT_MODEL, # sentence-transformers model name or folder
                  encoder:Encoder|None=None, # an encoder already loaded
                  seed:int=0,
-                 train_layers:int=1, # cuts the ranker is fitted on: 1, the validation cases; L, also `Bench.layer_cases` 2 to L, each with the signals of what was held at its cut (as AtomRec's `train_layers`)
+                 train_layers:int=8, # cuts the ranker is fitted on: 1, the validation cases; L, also `Bench.layer_cases` 2 to L (those `layer_share` keeps), each with the signals of what was held at its cut (as AtomRec's `train_layers`)
                  layer_share:float=0.9, # of those, only the layers whose cut holds at least this share of the validation cut's interactions (`Bench.layers_within`)
                 ):
         self.instr = InstructionMethod(model, encoder, seed=seed)
