@@ -410,8 +410,8 @@ def layers_within(self:Bench, most:int, # the most layers wanted
                   share:float=0.9, # the least share of the validation cut's interactions a layer's cut may hold
                  )->int:
     "How many layers (1 to `most`) keep a cut that holds at least `share` of what the validation cut holds: on short histories an earlier cut is another memory (goodreads keeps at most 9 interactions a user: its second layer's cut holds 84%), on long ones nearly the same (ml-100k: 93% at the eighth)."
-    held = lambda k: len(self.before_layer(k))
-    return next((k - 1 for k in range(2, most + 1) if held(k) < share * held(1)), most)
+    least = share * len(self.before_layer(1))
+    return next((k - 1 for k in range(2, most + 1) if len(self.before_layer(k)) < least), most)
 
 # %% ../../nbs/eval/21_benchmark.ipynb #8aae4c5c
 def hand_bench(folder, # the benchmark folder to write

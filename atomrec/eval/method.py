@@ -51,7 +51,7 @@ class AtomRecMethod(Method):
                  batch:int=256, # notes written per batch (one neighbour-search product each)
                  ranker:str|None=None, # rank agent fitted on validation: 'lgbm' (LightGBM lambdarank; default) or 'weights' (weighted sum; default when `weights` are given)
                  memory_from:str|None=None, # a finished run on the same benchmark whose memory this run starts from (settings may differ only in `READ_TIME`)
-                 train_layers:int|None=None, # cuts the rank agent is fitted on: 1, the validation cases; L, also `Bench.layer_cases` 2 to L, each ranked from the memory as it was at its cut (the shared build writes the users' last L - 1 training interactions layer by layer); None: 8 with the shared build, else 1
+                 train_layers:int|None=None, # cuts the rank agent is fitted on: 1, the validation cases; L, also `Bench.layer_cases` 2 to L, each ranked from the memory as it was at its cut (the shared build writes the users' last L - 1 training interactions layer by layer); None: 8 when a LightGBM rank agent is fitted on the shared build (rule agents), else 1
                  layer_share:float=0.9, # of those, only the layers whose cut holds at least this share of the validation cut's interactions (`Bench.layers_within`)
                  **opts):
         community = community or ('all' if agent == 'rule' else 'evaluated')
@@ -69,7 +69,7 @@ class AtomRecMethod(Method):
             raise AtomRecError("memory_from needs the shared build (community='all', shared_build=True): only it keeps the pre-target snapshot")
         self.memory_from = memory_from
         if memory_from: self.opts['memory_from'] = str(memory_from)
-        if train_layers is None: train_layers = 8 if community == 'all' and self.shared_build else 1
+        if train_layers is None: train_layers = 8 if community == 'all' and self.shared_build and agent == 'rule' and ranker == 'lgbm' else 1   # layers only feed a fitted rank agent
         self.train_layers, self.layer_share = int(train_layers), float(layer_share)
         if self.train_layers < 1: raise AtomRecError(f"train_layers must be 1 or more, not {train_layers}")
         if self.train_layers > 1:
