@@ -13,10 +13,12 @@ import numpy as np, pandas as pd, pyarrow as pa, pyarrow.compute as pc, pyarrow.
 import lancedb
 from contextlib import nullcontext
 from fastcore.basics import patch
+from .projection import Projection, PROJECTED_MIN
 
 # %% auto #0
-__all__ = ['KINDS', 'LINK_TYPE', 'UNIT_ROWS', 'AtomicNote', 'note_schema', 'notes_to_arrow', 'arrow_vectors', 'arrow_to_notes',
-           'unit_rows', 'topk_rows', 'serial_blas', 'NoteStore', 'prefilter_precision', 'BatchSearch', 'EvolutionLog']
+__all__ = ['KINDS', 'LINK_TYPE', 'UNIT_ROWS', 'PREFILTERS', 'AtomicNote', 'note_schema', 'notes_to_arrow', 'arrow_vectors',
+           'arrow_to_notes', 'unit_rows', 'topk_rows', 'serial_blas', 'NoteStore', 'native_bfloat16',
+           'prefilter_precision', 'BatchSearch', 'EvolutionLog']
 
 # %% ../nbs/library/02_store.ipynb #04a4a2bd
 KINDS = ('user', 'item')
@@ -215,6 +217,7 @@ class NoteStore:
         self._new, self._dirty = {}, {}  # ordered sets: never flushed / flushed but revised
         self._journal, self._watchers = None, 0   # rows whose vector changed, kept while a `BatchSearch` is open
         self._half, self._half_stale = None, []   # bfloat16 copy of the matrix (see `bf16`) and rows changed since it was synced
+        self._projection = None   # the write path's projected prefilter (`projection.Projection`), made by the first `BatchSearch` that needs it
         self._row_logs, self.generation = [], 0   # lists collecting every row added or changed (`watch_rows`); +1 whenever rows are renumbered
         if mode == 'open': self._load()
 
@@ -515,23 +518,31 @@ def __enter__(self:NoteStore): return self
 def __exit__(self:NoteStore, *exc): self.close()
 
 # %% ../nbs/library/02_store.ipynb #a0a1155a
-def prefilter_precision()->str:
-    "The write path's prefilter number type: `$ATOMREC_PREFILTER` if set, else 'bfloat16' where the CPU multiplies bfloat16 natively (x86 `avx512_bf16` or `amx_bf16`, Arm `bf16`), else 'float32'."
-    if (v := os.environ.get('ATOMREC_PREFILTER')):
-        if v not in ('bfloat16', 'float32'): raise ValueError(f"ATOMREC_PREFILTER must be bfloat16 or float32, not {v[:40]!r}: unset it, or set one of the two")
-        return v
+PREFILTERS = ('projected', 'float32', 'bfloat16')
+
+def native_bfloat16()->bool:
+    "Whether this CPU multiplies bfloat16 natively (x86 `avx512_bf16` or `amx_bf16`, Arm `bf16`; False where `/proc/cpuinfo` cannot be read)."
     try: info = Path('/proc/cpuinfo').read_text()
-    except OSError: return 'float32'   # not Linux: no way to tell here, and float32 is never slow
+    except OSError: return False
     flags = next((l.split(':', 1)[1].split() for l in info.splitlines() if l.startswith(('flags', 'Features'))), [])
-    return 'bfloat16' if {'avx512_bf16', 'amx_bf16', 'bf16'} & set(flags) else 'float32'
+    return bool({'avx512_bf16', 'amx_bf16', 'bf16'} & set(flags))
+
+def prefilter_precision()->str:
+    "The write path's prefilter: `$ATOMREC_PREFILTER` if set (one of `PREFILTERS`), else 'projected' (upper bounds from 161-dimensional projections, `projection.Projection`)."
+    if (v := os.environ.get('ATOMREC_PREFILTER')):
+        if v not in PREFILTERS: raise ValueError(f"ATOMREC_PREFILTER must be one of {', '.join(PREFILTERS)}, not {v[:40]!r}: unset it, or set one of them")
+        return v
+    return 'projected'
 
 # %% ../nbs/library/02_store.ipynb #25125d51
 class BatchSearch:
     "Exact top-k for a batch of notes written in order: one matrix product up front, corrected for every change since."
     eps = 1e-4     # float32 products are within ~1e-6 of the float64 cosines; candidates within eps of the k-th are rescored
-    precision = prefilter_precision()   # the prefilter's number type: bfloat16 where the CPU multiplies it natively, else float32 (see above)
+    precision = prefilter_precision()   # the prefilter: 'projected' unless `$ATOMREC_PREFILTER` says otherwise (see above)
     BOUNDS = dict(bfloat16=2 ** -6,  # a bfloat16 product of unit vectors is within 2**-7 of the true cosine (see the prose); twice that, to be safe
-                  float32=2 ** -12)  # float32: d * 2**-24 (~2e-5 for d = 384) at most; far more than that, to be safe
+                  float32=2 ** -12,  # float32: d * 2**-24 (~2e-5 for d = 384) at most; far more than that, to be safe
+                  projected=2 ** -12)  # an upper bound, less the rounding of a 161-term float32 product (~1e-5 at most): as float32
+    projected_min = PROJECTED_MIN   # below this many rows the projected prefilter multiplies in full float32 (cheap there)
     margin = 256   # extra rows kept per query beyond k, so the prefilter's rounding and rows changed since rarely force a rescan
     rows_step = 8192  # the product's row count is rounded up to a multiple of this: a few shapes, not one per batch (oneDNN caches each)
     def __init__(self, store:NoteStore, mat:np.ndarray, k:int):
@@ -544,10 +555,14 @@ class BatchSearch:
         self._C, self._R = np.zeros((256, store.dim), np.float32), np.zeros(256, np.int64)   # changed rows' vectors and numbers
         self.K = min(k + self.margin, self.n0)
         self._gone = np.zeros(self.n0, bool)   # rows of the prefilter's product that changed since (their scores there are stale)
-        self.bound = self.BOUNDS[self.precision]
+        self.mode = 'float32' if self.precision == 'projected' and self.n0 < self.projected_min else self.precision
+        self.bound = self.BOUNDS[self.mode]
         if self.K:
             import torch
-            if self.precision == 'bfloat16':
+            if self.mode == 'projected':   # upper bounds on the cosines, under half the product's work (see `projection`)
+                if store._projection is None: store._projection = Projection(store)
+                S = torch.from_numpy(store._projection.upper_bounds(self.Q, self.n0))
+            elif self.mode == 'bfloat16':
                 H = store.bf16(); H = store._half[:min(-(-self.n0 // self.rows_step) * self.rows_step, len(store._half))]
                 S = torch.from_numpy(self.Q).bfloat16() @ H.T   # one bfloat16 product for the whole batch: a prefilter
                 if len(H) > self.n0: S[:, self.n0:] = -torch.inf   # rows past the store's end (the shape is rounded up, below)
@@ -584,7 +599,7 @@ class BatchSearch:
             if len(f) < k: rows = np.arange(st._n); f = st._mat[:st._n] @ q   # too few rows to bound the k-th: every row as it is now
             else:   # the rows whose prefilter score is within bound of reaching kth - eps (true scores only fall, rows changed since are in chg)
                 import torch
-                if self.precision == 'float32': row = self._S[j, :self.n0].numpy()
+                if self.mode != 'bfloat16': row = self._S[j, :self.n0].numpy()
                 else: row = (self._S[j, :self.n0].view(torch.int16).numpy().view(np.uint16).astype(np.uint32) << 16).view(np.float32)   # bfloat16 -> float32 exactly, by its bits (torch's own conversion waits for its thread pool)
                 near = np.flatnonzero(row >= kth - self.eps - self.bound)
                 near = near[~self._gone[near]]
