@@ -4,7 +4,7 @@
 
 # %% ../nbs/library/04_memory.ipynb #3017d5dc
 from __future__ import annotations
-import re, json, time, shutil, tempfile, math, itertools, threading
+import re, json, time, shutil, tempfile, math, itertools, threading, dataclasses
 from collections import defaultdict, Counter
 from pathlib import Path
 from typing import NamedTuple
@@ -20,7 +20,8 @@ from .agents import *
 from .ranking import RuleRecAgent
 
 # %% auto #0
-__all__ = ['MEMORY_FILES', 'NoteEmbedder', 'AtomRec', 'Trace', 'WriteBatch', 'Unlocked', 'Prepared', 'Changes']
+__all__ = ['MEMORY_FILES', 'NoteEmbedder', 'AtomRec', 'Trace', 'WriteBatch', 'Unlocked', 'Prepared', 'Changes', 'pack_notes',
+           'unpack_notes']
 
 # %% ../nbs/library/04_memory.ipynb #bfd64a67
 class NoteEmbedder:
@@ -628,6 +629,24 @@ class Changes:
     texts:list       # the texts whose vectors the writer looked up...
     vectors:np.ndarray   # ...and those vectors
     stats:dict       # the writer's counters
+    def __getstate__(self): return dict(self.__dict__, new=pack_notes(self.new), revised=pack_notes(self.revised))
+    def __setstate__(self, state): self.__dict__.update(state, new=unpack_notes(state['new']), revised=unpack_notes(state['revised']))
+
+_NOTE_FIELDS = tuple(f.name for f in dataclasses.fields(AtomicNote))
+
+def pack_notes(notes:list, # `AtomicNote`s
+              )->tuple:
+    "The notes as tuples of their fields (embedding left out) and one matrix of their embeddings: what `Changes` pickles."
+    return [tuple(None if f == 'embedding' else n.__dict__[f] for f in _NOTE_FIELDS) for n in notes], (np.stack([n.embedding for n in notes]) if notes else None)
+
+def unpack_notes(packed:tuple, # what `pack_notes` made
+                )->list:
+    "The notes `pack_notes` packed, each with a copy of its embedding (no `__post_init__`: the fields were valid when packed)."
+    rows, E = packed
+    out = []
+    for r, e in zip(rows, E if E is not None else ()):
+        n = object.__new__(AtomicNote); d = dict(zip(_NOTE_FIELDS, r)); d['embedding'] = e.copy(); n.__dict__ = d; out.append(n)
+    return out
 
 @patch
 def watch_changes(self:AtomRec)->AtomRec:
