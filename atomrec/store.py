@@ -17,8 +17,8 @@ from .projection import Projection, PROJECTED_MIN
 
 # %% auto #0
 __all__ = ['KINDS', 'LINK_TYPE', 'UNIT_ROWS', 'PREFILTERS', 'AtomicNote', 'note_schema', 'notes_to_arrow', 'arrow_vectors',
-           'arrow_to_notes', 'unit_rows', 'topk_rows', 'serial_blas', 'NoteStore', 'native_bfloat16',
-           'prefilter_precision', 'BatchSearch', 'EvolutionLog']
+           'arrow_to_notes', 'unit_rows', 'topk_rows', 'serial_blas', 'NoteStore', 'prefilter_precision', 'BatchSearch',
+           'EvolutionLog']
 
 # %% ../nbs/library/02_store.ipynb #04a4a2bd
 KINDS = ('user', 'item')
@@ -519,13 +519,6 @@ def __exit__(self:NoteStore, *exc): self.close()
 
 # %% ../nbs/library/02_store.ipynb #a0a1155a
 PREFILTERS = ('projected', 'float32', 'bfloat16')
-
-def native_bfloat16()->bool:
-    "Whether this CPU multiplies bfloat16 natively (x86 `avx512_bf16` or `amx_bf16`, Arm `bf16`; False where `/proc/cpuinfo` cannot be read)."
-    try: info = Path('/proc/cpuinfo').read_text()
-    except OSError: return False
-    flags = next((l.split(':', 1)[1].split() for l in info.splitlines() if l.startswith(('flags', 'Features'))), [])
-    return bool({'avx512_bf16', 'amx_bf16', 'bf16'} & set(flags))
 
 def prefilter_precision()->str:
     "The write path's prefilter: `$ATOMREC_PREFILTER` if set (one of `PREFILTERS`), else 'projected' (upper bounds from 161-dimensional projections, `projection.Projection`)."
