@@ -29,8 +29,8 @@ def new_events(bench, n:int, seed:int=0):
     rng = np.random.default_rng(seed); t0 = float(bench.interactions.timestamp.max()) + 1
     return pd.DataFrame([dict(user_id=u, item_id=i, timestamp=t0 + k, rating=float(rng.integers(1, 6))) for k, (u, i) in zip(range(n), unseen_pairs(bench, rng))])
 
-def child(run, bench, cases, events):
-    "In a fresh process: time each case's recommendation, then the writing of new events; print the figures and digests of every output."
+def child(run, bench, cases, events, freeze=False):
+    "In a fresh process: time each case's recommendation, then the writing of new events (with `freeze`, the objects made so far frozen out of the cycle collector first, as the service's writer process does); print the figures and digests of every output."
     import torch; torch.set_num_threads(1)
     from atomrec.serve.app import open_memory
     from atomrec.eval.benchmark import Bench
@@ -50,6 +50,7 @@ def child(run, bench, cases, events):
             read.update(by_value((r.ranking, r.scores, r.paths)))
         df = new_events(b, events + 100)
         mem.observe_many(df.head(100), progress=False, checkpoint=False)
+        if freeze: import gc; gc.freeze()   # as `atomrec serve`'s writer process: its full passes would scan every note
         t = time.perf_counter(); mem.observe_many(df.iloc[100:], progress=False, checkpoint=False); w = time.perf_counter() - t
         written = hashlib.sha256()
         for i in sorted(mem.store._notes):
@@ -59,10 +60,10 @@ def child(run, bench, cases, events):
         mem.close(checkpoint=False)
     finally: shutil.rmtree(work, ignore_errors=True)
 
-def measure(code:Path, run, bench, cases, events)->dict:
+def measure(code:Path, run, bench, cases, events, freeze=False)->dict:
     "One child process on the checkout at `code`."
     env = dict(os.environ, PYTHONPATH=str(code), PYTHONHASHSEED='0', **ONE_THREAD)   # the same set orders in both: the same sums
-    out = subprocess.run([sys.executable, __file__, '--child', run, bench, str(cases), str(events)], env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, __file__, '--child', run, bench, str(cases), str(events), *(['--freeze-gc'] if freeze else [])], env=env, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 def main():
@@ -73,9 +74,10 @@ def main():
     ap.add_argument('--events', type=int, default=600, help='timed new events per measurement (after 100 that warm up)')
     ap.add_argument('--rounds', type=int, default=2, help='measurements of each checkout on each run, alternating')
     ap.add_argument('--out', default='bench/results/hot_paths.md', help='markdown report to write')
+    ap.add_argument('--freeze-gc', action='store_true', help="freeze the memory's objects out of Python's cycle collector before the timed writes, as the service's writer process does (without it, full collections over a 100k-note memory take about a quarter of the write time)")
     ap.add_argument('--child', nargs=4, metavar=('RUN', 'BENCH', 'CASES', 'EVENTS'), help=argparse.SUPPRESS)
     a = ap.parse_args()
-    if a.child: return child(a.child[0], a.child[1], int(a.child[2]), int(a.child[3]))
+    if a.child: return child(a.child[0], a.child[1], int(a.child[2]), int(a.child[3]), a.freeze_gc)
     if not a.runs: ap.error('--runs RUN:BENCH is required')
     codes, tmp = {'this checkout': ROOT}, None
     if a.ref:
@@ -89,7 +91,7 @@ def main():
             run, bench = pair.split(':')
             got = {k: [] for k in codes}
             for _ in range(a.rounds):
-                for k, code in codes.items(): got[k].append(measure(code, run, bench, a.cases, a.events))
+                for k, code in codes.items(): got[k].append(measure(code, run, bench, a.cases, a.events, a.freeze_gc))
             first = next(iter(got.values()))
             ref_p50, ref_eps = min(m['p50'] for m in first), max(m['eps'] for m in first)
             same_read = len({m['read'] for ms in got.values() for m in ms}) == 1
@@ -101,8 +103,8 @@ def main():
         if tmp is not None:
             subprocess.run(['git', '-C', str(ROOT), 'worktree', 'remove', '--force', str(tmp/'ref')], capture_output=True); shutil.rmtree(tmp, ignore_errors=True)
     md = ['# The hot paths: `recommend` per case and `observe_many` per event, in-process\n',
-          f"Checkout {head}; {a.cases} test cases and {a.events} new events per measurement (after 20 cases and 100 events that warm up), one BLAS and torch thread, {a.rounds} measurements per checkout and run, alternating; each a fresh process.",
-          f"Command: `python bench/hot_paths.py --runs {' '.join(a.runs)}{f' --ref {a.ref}' if a.ref else ''} --cases {a.cases} --events {a.events} --rounds {a.rounds}`\n",
+          f"Checkout {head}; {a.cases} test cases and {a.events} new events per measurement (after 20 cases and 100 events that warm up), one BLAS and torch thread{', the cycle collector frozen before the timed writes' if a.freeze_gc else ''}, {a.rounds} measurements per checkout and run, alternating; each a fresh process.",
+          f"Command: `python bench/hot_paths.py --runs {' '.join(a.runs)}{f' --ref {a.ref}' if a.ref else ''} --cases {a.cases} --events {a.events} --rounds {a.rounds}{' --freeze-gc' if a.freeze_gc else ''}`\n",
           '| memory | code | recommend p50 per round (ms) | best vs the first code | same rankings, scores, paths | write, events/s per round | best vs the first code | same memory written |',
           '|---|---|---|---|---|---|---|---|']
     md += [f'| {" | ".join(r)} |' for r in rows]
