@@ -188,6 +188,13 @@ def plausible_reply(req:dict # a chat request of one of the LLM agents (as the s
     if 'notes' in props:
         return Reply.json({'notes': [{'n': k, 'keywords': w[:4], 'tags': w[:2], 'context': 'about ' + ' '.join(w[:3])}
                                      for k, l in num.items() for w in [_hwords(l)]]})
+    if 'links' in props and 'revisions' in props:   # link and evolve in one call: both answers
+        links = json.loads(plausible_reply(dict(req, response_format={'type': 'json_schema', 'json_schema': {'schema': {'properties': {'links': props['links']}}}})).content)['links']
+        ak, new = props['revisions']['items']['properties']['add_links'].get('maxItems', 1), _hwords(num[0])
+        linked = {l['id'] for l in links}
+        revs = [{'id': k, 'keywords': _hwords(l)[:3] + new[:2], 'tags': [], 'context': 'now into ' + ' and '.join(new[:2] + _hwords(l)[:1]),
+                 'add_links': [{'id': 0, 'relation': 'shared topic: linked back'}][:ak]} for k, l in num.items() if k and (k in linked or 'evolvable' in l)]
+        return Reply.json({'links': links, 'revisions': revs[:cap('revisions')]})
     if 'links' in props:
         new = set(_hwords(num[0]))
         out = [{'id': k, 'type': 'shared topic', 'relation': 'both ' + ', '.join(sorted(new & set(_hwords(l)))[:2])}
