@@ -185,7 +185,7 @@ class AtomRec:
         self._seed_index = None                      # the IVF index of a large memory's seed search (see `seed_index`)
         self.read_only = False                       # `AtomRec.open(..., read_only=True)`: the folder belongs to another process
         self._saving = threading.Lock()              # one checkpoint written at a time (see `write_checkpoint`)
-        self.snapshot = (not self._speculative) if snapshot is None else bool(snapshot)   # see `atomrec.snapshot`
+        self._snapshot = snapshot                    # None: decided by the memory agent (see `snapshot`)
         self.cuts, self.fallbacks = [], {}           # the size of each snapshot batch written, in order; note id -> the LLM stages that fell back for it
 
     def close(self, checkpoint:bool=True, # False: let go without saving (after a failed write, the last checkpoint stands)
@@ -368,6 +368,11 @@ def _content(self:AtomRec, item:str, rating=None, review=None, extra:dict|None=N
 def _speculative(self:AtomRec)->bool:
     "Whether the memory agent may construct a batch's notes ahead of time (pure rule agents; an LLM agent writes one at a time)."
     return isinstance(self.mem, RuleMemoryAgent) or getattr(self.mem, 'speculative', False)
+
+@patch(as_prop=True)
+def snapshot(self:AtomRec)->bool:
+    "Whether batches are written as snapshots (`atomrec.snapshot`): as asked, or (not asked) when the memory agent cannot construct ahead."
+    return (not self._speculative) if self._snapshot is None else bool(self._snapshot)
 
 @patch(as_prop=True)
 def write_batch(self:AtomRec)->int:

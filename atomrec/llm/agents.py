@@ -4,7 +4,7 @@
 
 # %% ../../nbs/llm/13_agents.ipynb #88372674
 from __future__ import annotations
-import re, unicodedata
+import re, unicodedata, threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -206,7 +206,8 @@ class LLMSession:
            )->list:
         "`fn` over `jobs`, up to the client's concurrency at once, results in order."
         if len(jobs) <= 1 or self.client.concurrency <= 1: return [fn(j) for j in jobs]
-        with ThreadPoolExecutor(self.client.concurrency) as ex: return list(ex.map(fn, jobs))
+        name = threading.current_thread().name   # the pool's threads carry the caller's name (a service's writer: `atomrec-writer-call_3`)
+        with ThreadPoolExecutor(min(self.client.concurrency, len(jobs)), thread_name_prefix=f'{name}-call') as ex: return list(ex.map(fn, jobs))
 
     def close(self):
         "Save the ledger, close the cache, stop the local server (idempotent)."
@@ -576,7 +577,7 @@ class LLMRecAgent(RecAgent):
 
 # %% ../../nbs/llm/13_agents.ipynb #4506e9cf
 LOCAL_PROFILE = dict(item_links='rule', max_new_links=5, max_evolve=4, synth_notes=12, chars=120, limits=COMPACT)
-_AGENT_KEYS = ('batch_items', 'max_new_links', 'synth_notes', 'chars', 'item_links', 'max_evolve', 'limits', 'profile')
+_AGENT_KEYS = ('batch_items', 'max_new_links', 'synth_notes', 'chars', 'item_links', 'max_evolve', 'limits', 'profile', 'calls')
 
 def make_llm_agents(run_dir=None, # run folder: the response cache and the ledger go here
                     model:str|None=None, # model name (default: $ATOMREC_LLM_MODEL or gpt-4o-mini)
