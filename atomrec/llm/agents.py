@@ -187,6 +187,8 @@ class LLMSession:
             try: self.client._client_kw()
             except LLMFailure as e: self.close(); raise AtomRecError(f"LLM agents: {e.reason}; or pass --base-url / --local") from None
         self.ledger = LedgerView(self.client.ledger, self.run_dir/ledger_name if self.run_dir else None, self.client.model)
+        if self.ledger.path is not None and self.ledger.path.exists():   # a run or a service started again: its counts go on from what was saved
+            self.client.ledger.merge(read_json(self.ledger.path).get('stages', {}))
 
     @property
     def model(self)->str: return self.client.model

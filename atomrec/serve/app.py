@@ -387,7 +387,9 @@ def _checkpoint(self):
     self._unsaved, self._saved_at = 0, time.monotonic()
     self._saved.clear()
     def write():
-        try: self.events.sync(); self.mem.write_checkpoint(c)   # the notes of the events it counts are on disk first
+        try:
+            self.events.sync(); self.mem.write_checkpoint(c)   # the notes of the events it counts are on disk first
+            if hasattr(led := getattr(self.mem.mem, 'ledger', None), 'to_dict'): led.to_dict()   # the LLM counters too: a kill loses at most those since
         except Exception as e: self._failed(e, 'checkpoint failed', 'checkpoint failed: ')
         finally: self._saved.set()
     threading.Thread(target=write, name='atomrec-checkpoint', daemon=True).start()
