@@ -48,7 +48,8 @@ class AtomRecMethod(Method):
                  config:dict|None=None, llm:dict|None=None, progress:bool=True, background_users:int=0,
                  community:str|None=None, # 'all' (every user's pre-target history; default with rule agents) or 'evaluated'
                  shared_build:bool=True, # with community='all': one build serves validation (tuning) and then test
-                 batch:int=256, # notes written per batch (one neighbour-search product each)
+                 batch:int=256, # notes written per batch (one neighbour-search product each); with LLM agents, the snapshot batch B (1: one note at a time)
+                 snapshot:bool|None=None, # write snapshot batches (`atomrec.snapshot`); None: with LLM agents. True with rule agents measures what the relaxation costs
                  ranker:str|None=None, # rank agent fitted on validation: 'lgbm' (LightGBM lambdarank; default) or 'weights' (weighted sum; default when `weights` are given)
                  memory_from:str|None=None, # a finished run on the same benchmark whose memory this run starts from (settings may differ only in `READ_TIME`)
                  train_layers:int|None=None, # cuts the rank agent is fitted on: 1, the validation cases; L, also `Bench.layer_cases` 2 to L, each ranked from the memory as it was at its cut (the shared build writes the users' last L - 1 training interactions layer by layer); None: 8 when a LightGBM rank agent is fitted on the shared build (rule agents), else 1
@@ -62,6 +63,9 @@ class AtomRecMethod(Method):
         self.background_users, self.community, self.shared_build, self.batch = background_users, community, bool(int(shared_build)), int(batch)
         if background_users: self.opts['background_users'] = background_users
         self.opts['community'] = community
+        self.snapshot = None if snapshot is None else bool(int(snapshot))
+        if self.snapshot is not None: self.opts['snapshot'] = self.snapshot
+        if agent != 'rule' or self.snapshot: self.opts['batch'] = self.batch   # the cut shapes the memory (with rule agents and exact batches it does not)
         self.ranker, self.ranker_info, self._learned = ranker, None, None
         self.opts['ranker'] = ranker
         if community == 'all' and not self.shared_build: self.opts['shared_build'] = False
@@ -112,10 +116,10 @@ def _open(self:AtomRecMethod, bench, path, frame, cases, mem, rec, key:dict)->At
     "The memory at `path`: continued if it was being built with the same key (a resumed run), else a fresh one."
     path, kf = Path(path), Path(str(path) + '.json')
     if self._resumable and (path/'memory.json').exists() and kf.exists() and read_json(kf) == key:
-        ar = AtomRec.open(path, items=bench.items, encoder=self.enc, memory_agent=mem, rec_agent=rec, progress=self.progress, batch=self.batch, config=self.cfg)
+        ar = AtomRec.open(path, items=bench.items, encoder=self.enc, memory_agent=mem, rec_agent=rec, progress=self.progress, batch=self.batch, config=self.cfg, snapshot=self.snapshot)
     else:
         ar = AtomRec(self.cfg, path=path, items=bench.items, encoder=self.enc, memory_agent=mem, rec_agent=rec,
-                     progress=self.progress, overwrite=True, batch=self.batch)
+                     progress=self.progress, overwrite=True, batch=self.batch, snapshot=self.snapshot)
         write_json(key, kf)
     ar.add_items(list(dict.fromkeys(list(frame.item_id) + [c for cs in cases.candidates for c in cs])))
     return ar
@@ -143,7 +147,8 @@ def _start_from(self:AtomRecMethod, src, key:dict):
 @patch
 def _key(self:AtomRecMethod, bench, frame, split)->dict:
     return dict(config=write_config(self.cfg), bench=stable_hash(bench.manifest), split=split, rows=len(frame),
-                frame=stable_hash(frame.user_id.astype(str).tolist(), frame.item_id.astype(str).tolist(), frame.timestamp.astype(float).tolist()))
+                frame=stable_hash(frame.user_id.astype(str).tolist(), frame.item_id.astype(str).tolist(), frame.timestamp.astype(float).tolist()),
+                **({'snapshot_batch': self.batch} if self.cfg.agent != 'rule' or self.snapshot else {}))   # snapshot batches: the cut shapes the memory
 
 # %% ../../nbs/eval/24_method.ipynb #11adf517
 @patch
