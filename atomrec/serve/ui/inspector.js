@@ -172,33 +172,21 @@ function nodeBox(id, x, y, w, h, what, extra) {   // a note as a box: its id, wh
 }
 const edgeText = (x, y, lines, dy) => s('text', { x, y }, lines.map((l, i) => s('tspan', { x, dy: i ? dy : 0 }, l)));
 
-function linkGraph(note) {   // the note, and each link a branch to its target with the relation text on the branch
+function linkGraph(note) {   // the note on top, a trunk down from it, each link a branch to its target with the relation text on the branch
   const links = note.links || [], other = l => isOther(l.note) ? "another user's note" : '';
-  let svg;
-  if (narrow.matches) {   // top to bottom: the note, a trunk, each link a branch
-    const W = 340, rowH = 72, top = 44;
-    const H = top + links.length * rowH + 8;
-    svg = s('svg', { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `${note.id} and its ${links.length} links`, class: 'links' });
-    links.forEach((l, k) => {
-      const y = top + k * rowH;
-      svg.append(s('g', { class: 'edge', 'data-from': note.id, 'data-to': l.note, 'data-relation': l.relation },
-        s('path', { d: `M14,34 L14,${y + 52} L40,${y + 52}` }), edgeText(40, y + 16, lineup(l.relation, 44, 2), 13), s('title', {}, l.relation)));
-      svg.append(nodeBox(l.note, 40, y + 38, 220, 28, other(l)));
-    });
-    svg.append(nodeBox(note.id, 4, 4, 200, 30, '', 'center'));
-  } else {   // left to right: the note in the middle of the left edge, its links fanned out to the right
-    const rowH = 34, top = 14, W = 900, cw = 160, bx = 560, bw = 200;
-    const H = Math.max(70, top * 2 + links.length * rowH), cy = H / 2;
-    svg = s('svg', { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `${note.id} and its ${links.length} links`, class: 'links' });
-    links.forEach((l, k) => {
-      const y = top + k * rowH + rowH / 2, x0 = 10 + cw, x1 = 250;
-      svg.append(s('g', { class: 'edge', 'data-from': note.id, 'data-to': l.note, 'data-relation': l.relation },
-        s('path', { d: `M${x0},${cy} C${x0 + 50},${cy} ${x1 - 50},${y} ${x1},${y} L${bx},${y}` }),
-        edgeText(x1 + 6, y - 4, [clip(l.relation, 52)], 0), s('title', {}, l.relation)));
-      svg.append(nodeBox(l.note, bx, y - 14, bw, 28, other(l)));
-    });
-    svg.append(nodeBox(note.id, 10, cy - 15, cw, 30, '', 'center'));
-  }
+  const W = narrow.matches ? 340 : 450, chars = narrow.matches ? 44 : 60;
+  const rels = links.map(l => lineup(l.relation, chars, 2));
+  const H = 46 + rels.reduce((a, r) => a + r.length * 13 + 40, 0);
+  const svg = s('svg', { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `${note.id} and its ${links.length} links`, class: 'links' });
+  let y = 42;
+  links.forEach((l, k) => {
+    const rel = rels[k], by = y + rel.length * 13 + 4;   // the relation's lines, then the target's box
+    svg.append(s('g', { class: 'edge', 'data-from': note.id, 'data-to': l.note, 'data-relation': l.relation },
+      s('path', { d: `M14,34 L14,${by + 14} L40,${by + 14}` }), edgeText(40, y + 10, rel, 13), s('title', {}, l.relation)));
+    svg.append(nodeBox(l.note, 40, by, Math.min(260, W - 44), 28, other(l)));
+    y = by + 36;
+  });
+  svg.append(nodeBox(note.id, 4, 4, 200, 30, '', 'center'));
   return h('div', { class: 'graph' }, svg);
 }
 
@@ -240,14 +228,15 @@ async function noteView(id) {
   const field = (name, value) => [h('dt', {}, name), h('dd', { 'data-field': name }, value)];
   return [h('h1', {}, `Note ${n.id}`),
     h('p', { class: 'sub' }, `${n.kind} note` + (n.owner ? ` of ${n.owner}` : '') + ` · item ${n.item} · ${when(n.timestamp)} · revision ${n.version} · read at memory version ${r.version}`),
-    h('div', { class: 'card' }, h('dl', { class: 'fields' },
-      field('item', n.item), field('time', when(n.timestamp)), field('keywords', chips(n.keywords, 'kw')), field('tags', chips(n.tags, 'tag')),
-      field('context', n.context || ''), field('content', h('pre', { class: 'content' }, n.content || '')))),
-    h('h2', {}, `Links (${(n.links || []).length})`),
-    (n.links || []).length ? linkGraph(n) : h('p', { class: 'empty' }, 'no links'),
-    h('h2', {}, `Revisions (${r.history.length})`),
-    r.history.length ? h('ol', { class: 'revisions', style: null, 'aria-label': 'revisions, oldest first' }, r.history.map(revision))
-                     : h('p', { class: 'empty' }, 'never revised')];
+    h('div', { class: 'note-grid' },
+      h('div', {},
+        h('div', { class: 'card' }, h('dl', { class: 'fields' },
+          field('item', n.item), field('time', when(n.timestamp)), field('keywords', chips(n.keywords, 'kw')), field('tags', chips(n.tags, 'tag')),
+          field('context', n.context || ''), field('content', h('pre', { class: 'content' }, n.content || '')))),
+        h('h2', {}, `Revisions (${r.history.length})`),
+        r.history.length ? h('ol', { class: 'revisions', 'aria-label': 'revisions, oldest first' }, r.history.map(revision))
+                         : h('p', { class: 'empty' }, 'never revised')),
+      h('div', { class: 'note-links' }, h('h2', {}, `Links (${(n.links || []).length})`), (n.links || []).length ? linkGraph(n) : h('p', { class: 'empty' }, 'no links')))];
 }
 
 function pathsGraph(cand, paths, notes) {   // each path hop by hop, the relation text on each hop's arrow
