@@ -5,14 +5,14 @@
 # %% auto #0
 __all__ = ['TYPES', 'CSP', 'HEADERS', 'ui_folder', 'ui_files', 'add_inspector']
 
-# %% ../../nbs/serve/66_inspector.ipynb #df7d5a4d
+# %% ../../nbs/serve/66_inspector.ipynb #e839ee71
 from importlib.resources import files
 from pathlib import Path
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from ..core import AtomRecError
 
-# %% ../../nbs/serve/66_inspector.ipynb #8455ccc2
+# %% ../../nbs/serve/66_inspector.ipynb #c9e1d3ca
 TYPES = {'.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8'}
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
@@ -30,7 +30,7 @@ def ui_files(folder:Path|None=None, # the folder to read (default: `ui_folder()`
     if 'index.html' not in out: raise AtomRecError(f"the inspector's files are missing ({folder} has no index.html): reinstall atomrec")
     return out
 
-# %% ../../nbs/serve/66_inspector.ipynb #816863b0
+# %% ../../nbs/serve/66_inspector.ipynb #6a59ad5a
 def add_inspector(app:FastAPI, # the service's FastAPI app
                   folder:Path|None=None, # the inspector's files (default: the package's)
                  )->FastAPI:
