@@ -94,8 +94,8 @@ async function poll() {
     document.getElementById('accepted').textContent = r.accepted;
     document.getElementById('queue').textContent = r.accepted - r.version;
     document.getElementById('live').classList.toggle('busy', r.accepted > r.version);
-    if (changed && state.refresh) await state.refresh();
-  } catch (e) { /* the next poll tries again; a view's own calls report errors */ }
+    if (changed && state.refresh) await state.refresh().catch(say);   // e.g. the user was forgotten meanwhile: the API's 404 is shown
+  } catch (e) { /* the service did not answer: the next poll tries again */ }
   setTimeout(poll, POLL_MS);
 }
 
@@ -161,11 +161,11 @@ async function userView(user) {
 
 const narrow = window.matchMedia('(max-width: 720px)');   // a phone: graphs drawn top to bottom instead of left to right
 
-function nodeBox(id, x, y, w, h, what, extra) {   // a note as a box: its id, what it is; a link to its page unless a pseudonym (or `extra` says not)
+function nodeBox(id, x, y, w, ht, what, extra) {   // a note as a box: its id, what it is; a link to its page unless a pseudonym (or `extra` says not)
   const kind = isOther(id) ? 'other' : id.startsWith('item:') ? 'item' : 'user';
   const g = s('g', { class: `node ${kind} ${extra || ''}`, 'data-note': id },
-    s('rect', { x, y, width: w, height: h, rx: 6 }),
-    s('text', { class: 'id', x: x + 8, y: y + (what ? 16 : h / 2 + 4) }, clip(id, Math.floor((w - 14) / 7.4))),
+    s('rect', { x, y, width: w, height: ht, rx: 6 }),
+    s('text', { class: 'id', x: x + 8, y: y + (what ? 16 : ht / 2 + 4) }, clip(id, Math.floor((w - 14) / 7.4))),
     what ? s('text', { class: 'what', x: x + 8, y: y + 32 }, clip(what, Math.floor((w - 14) / 6.2))) : null,
     s('title', {}, what ? `${id}: ${what}` : id));
   return isOther(id) || extra ? g : s('a', { href: '#/note/' + enc(id), 'aria-label': `note ${id}` }, g);
