@@ -4,8 +4,8 @@
 
 # %% ../nbs/library/01_encoder.ipynb #04209c0b
 from __future__ import annotations
-import os, json, hashlib, importlib.util, importlib.metadata, uuid, threading
-from collections import OrderedDict
+import os, json, hashlib, importlib.util, importlib.metadata, uuid, threading, time
+from collections import OrderedDict, Counter
 from pathlib import Path
 import numpy as np
 from .core import AtomRecError
@@ -150,6 +150,7 @@ class Encoder:
         self._model, self._loading = None, threading.Lock()
         self.dim = model_dim(self.path) or self.model_dim()
         self.cache, self._unsaved, self.hits, self.misses = {}, [], 0, 0
+        self.busy = Counter()   # thread name -> seconds spent running the model (the service reports its writer's share)
         self.query_cache, self._queries, self._qlock = QUERY_CACHE, OrderedDict(), threading.Lock()   # the cached queries' keys, least recently used first
         self.cache_path = Path(cache_path) if cache_path is not None else None
         if self.cache_path is not None: self.load_cache()
@@ -227,7 +228,9 @@ class Encoder:
         for k, t in zip(keys, texts):
             if k not in self.cache and k not in todo: todo[k] = t
         if todo:
+            t0 = time.perf_counter()
             for k, v in zip(todo, self._encode(list(todo.values()), rows)): self.cache[k] = v
+            self.busy[threading.current_thread().name] += time.perf_counter() - t0
             self._unsaved.extend(todo)
         self.misses += len(todo)
         self.hits += len(texts) - len(todo)

@@ -20,8 +20,8 @@ from .agents import *
 from .ranking import RuleRecAgent
 
 # %% auto #0
-__all__ = ['MEMORY_FILES', 'NoteEmbedder', 'AtomRec', 'Trace', 'WriteBatch', 'Unlocked', 'Prepared', 'Changes', 'pack_notes',
-           'unpack_notes']
+__all__ = ['MEMORY_FILES', 'NoteEmbedder', 'AtomRec', 'Trace', 'WriteBatch', 'merge_terms', 'Unlocked', 'Prepared', 'Changes',
+           'pack_notes', 'unpack_notes']
 
 # %% ../nbs/library/04_memory.ipynb #bfd64a67
 class NoteEmbedder:
@@ -147,6 +147,7 @@ class AtomRec:
                  overwrite:bool=False, # replace a memory already at `path` (otherwise a non-empty folder is refused)
                  batch:int=256, # notes written per batch (one neighbour-search product each); 1: one at a time
                  checkpoint_every:int=10_000, # notes between checkpoints of a long `observe_many`
+                 snapshot:bool|None=None, # write each batch against the memory as it began (`atomrec.snapshot`); None: with an agent that cannot construct ahead (LLM agents), whose calls then run many at once
                 ):
         self.cfg = config or AtomRecConfig()
         self._tmp = None
@@ -160,13 +161,13 @@ class AtomRec:
                                    f"AtomRec(path=..., overwrite=True) replaces it, or choose an empty folder")
             for p in self.path.iterdir():
                 if p.name in MEMORY_FILES: shutil.rmtree(p) if p.is_dir() else p.unlink()
-        self._setup(encoder, memory_agent, rec_agent, embed, progress, batch, checkpoint_every)
+        self._setup(encoder, memory_agent, rec_agent, embed, progress, batch, checkpoint_every, snapshot)
         self.store = NoteStore(self.path/'notes', dim=self.enc.dim, mode='create')
         self.log = EvolutionLog(self.path/'evolution')
         if items is not None: self.set_items(items)
         self.checkpoint()
 
-    def _setup(self, encoder, memory_agent, rec_agent, embed, progress, batch, checkpoint_every):
+    def _setup(self, encoder, memory_agent, rec_agent, embed, progress, batch, checkpoint_every, snapshot=None):
         self.enc = encoder or Encoder(self.cfg.encoder)
         self.embedder = NoteEmbedder(self.enc, self.cfg, embed)
         self.mem = memory_agent or RuleMemoryAgent()
@@ -184,6 +185,8 @@ class AtomRec:
         self._seed_index = None                      # the IVF index of a large memory's seed search (see `seed_index`)
         self.read_only = False                       # `AtomRec.open(..., read_only=True)`: the folder belongs to another process
         self._saving = threading.Lock()              # one checkpoint written at a time (see `write_checkpoint`)
+        self._snapshot = snapshot                    # None: decided by the memory agent (see `snapshot`)
+        self.cuts, self.fallbacks = [], {}           # the size of each snapshot batch written, in order; note id -> the LLM stages that fell back for it
 
     def close(self, checkpoint:bool=True, # False: let go without saving (after a failed write, the last checkpoint stands)
              ):
@@ -212,6 +215,8 @@ def take_checkpoint(self:AtomRec, stale:float=1.0, # compact the notes' table be
     items = None if self.items is None or self._items_saved else self.items.reset_index(drop=True)
     self._items_saved = True
     state = dict(notes=len(self.store), stats=dict(self.stats), **self._checkpoint_state())
+    if self.cuts: state['cuts'] = list(self.cuts)   # how the snapshot batches were cut: a replay from the response cache cuts the same
+    if self.fallbacks: state['fallbacks'] = {k: list(v) for k, v in self.fallbacks.items()}
     if getattr(self, 'checkpoint_extra', None): state['extra'] = dict(self.checkpoint_extra)   # a caller's own state (the service's last applied event), durable with the notes
     return dict(notes=self.store.take_dirty(), log=self.log.take_part(), texts=self.embedder.take_unsaved(), items=items, state=state, seed=self._seed_index, stale=stale)
 
@@ -265,7 +270,12 @@ def _apply_ablation(self:AtomRec, notes):
 def _links(self:AtomRec, note, nbrs)->list:
     "Links for `note` from its (id, cos) neighbours, as the config asks."
     if not self.cfg.links or not nbrs: return []
-    nb_notes = [(self.store.get(i), c) for i, c in nbrs if i != note.id]
+    return self._link_notes(note, [(self.store.get(i), c) for i, c in nbrs if i != note.id])
+
+@patch
+def _link_notes(self:AtomRec, note, nb_notes:list, # (neighbour note, cos), the note itself left out
+               )->list:
+    "Links for `note` from its neighbours' notes, as the config asks (`_links` with the notes looked up)."
     if not self.cfg.relation_text:   # embedding-only links: cosine alone decides, no relation text
         return [(nb.id, '') for nb, c in nb_notes if c >= getattr(self.mem, 'min_link_cos', 0.55)]
     return self.mem.link(note, nb_notes)
@@ -287,17 +297,38 @@ def add_items(self:AtomRec, ids, # item ids to give an item note (existing ones 
     missing = [i for i in todo if i not in self.items.index]
     if missing: raise AtomRecError(f"{len(missing)} item ids are not in the item table (e.g. {quote(missing[:3])})")
     for s in tqdm(range(0, len(todo), batch), desc='item notes', disable=not self.progress or len(todo) < batch, leave=False):
-        notes = [AtomicNote(self.item_note_id(i), 'item', i, str(self.items.at[i, 'text']), 0.0, item_id=i) for i in todo[s:s + batch]]
-        self.mem.construct(notes, {}, {})
-        self._apply_ablation(notes)
-        self.embedder.prime(notes)
-        for n in notes: n.embedding = self.embedder(n)
-        if self.cfg.links and len(self.store):
-            nbrs = self.store.search_many(np.stack([n.embedding for n in notes]), self.cfg.k_link, kind='item')
-            for n, nb in zip(notes, nbrs): n.links = self._links(n, nb)
-        self.store.add(notes)
-        self.stats['item_notes'] += len(notes)
+        self.store_items(self.item_notes(todo[s:s + batch]))
     return self
+
+@patch
+def item_notes(self:AtomRec, ids:list, # item ids without a note yet (in the item table)
+              )->list:
+    "New item notes for `ids`, constructed, embedded and linked among the items stored; the memory is only read (the service makes them outside its write lock)."
+    notes = [AtomicNote(self.item_note_id(i), 'item', i, str(self.items.at[i, 'text']), 0.0, item_id=i) for i in ids]
+    self.mem.construct(notes, {}, {})
+    self._apply_ablation(notes)
+    self.embedder.prime(notes)
+    for n in notes: n.embedding = self.embedder(n)
+    if self.cfg.links and len(self.store):
+        nbrs = self.store.search_many(np.stack([n.embedding for n in notes]), self.cfg.k_link, kind='item')
+        for n, links in zip(notes, self._map(lambda x: self._links(*x), list(zip(notes, nbrs)))): n.links = links   # an LLM agent's calls many at once
+    return notes
+
+@patch
+def store_items(self:AtomRec, notes:list, # what `item_notes` made
+               )->AtomRec:
+    "Add item notes made by `item_notes` to the memory."
+    self.store.add(notes)
+    self.stats['item_notes'] += len(notes)
+    return self
+
+@patch
+def _map(self:AtomRec, fn, # one job -> its result
+         jobs:list, # the jobs
+        )->list:
+    "`fn` over `jobs`, results in order: many at once through an agent that calls an LLM (its `map`), else one after another."
+    m = getattr(self.mem, 'map', None)
+    return m(fn, jobs) if m is not None else [fn(j) for j in jobs]
 
 # %% ../nbs/library/04_memory.ipynb #36b02777
 @patch
@@ -337,6 +368,16 @@ def _content(self:AtomRec, item:str, rating=None, review=None, extra:dict|None=N
 def _speculative(self:AtomRec)->bool:
     "Whether the memory agent may construct a batch's notes ahead of time (pure rule agents; an LLM agent writes one at a time)."
     return isinstance(self.mem, RuleMemoryAgent) or getattr(self.mem, 'speculative', False)
+
+@patch(as_prop=True)
+def snapshot(self:AtomRec)->bool:
+    "Whether batches are written as snapshots (`atomrec.snapshot`): as asked, or (not asked) when the memory agent cannot construct ahead."
+    return (not self._speculative) if self._snapshot is None else bool(self._snapshot)
+
+@patch(as_prop=True)
+def write_batch(self:AtomRec)->int:
+    "The most interactions one batch writes: `batch` when the agent constructs ahead (exact) or batches are snapshots (`atomrec.snapshot`), else one."
+    return self.batch if self._speculative or self.snapshot else 1
 
 @patch
 def _construct(self:AtomRec, r:Trace, nid:str, recent:list)->AtomicNote:
@@ -399,7 +440,8 @@ def _commit_batch(self:AtomRec, b:WriteBatch, ids:list, # note ids go here, at e
 
 @patch
 def _write_batch(self:AtomRec, recs:list, ids:list)->int:
-    "Write `recs` in order with one neighbour-search product for all (`_prepare_batch`, then `_commit_batch`)."
+    "Write `recs` in order with one neighbour-search product for all (`_prepare_batch`, then `_commit_batch`; snapshot batches: `_prepare_snapshot`, then `_commit_snapshot`)."
+    if self.snapshot: return self._commit_snapshot(self._prepare_snapshot(recs), ids)
     return self._commit_batch(self._prepare_batch(recs), ids)
 
 # %% ../nbs/library/04_memory.ipynb #ef7edb58
@@ -426,15 +468,35 @@ _JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True)   # what the evolut
 
 @patch
 def _evolve(self:AtomRec, note, neighbours):
-    revs = self.mem.evolve(note, neighbours)
-    by_id = {n.id: n for n in neighbours}
+    "Evolve the neighbours `note` triggers: the memory agent's revisions of them, applied (`_revise`)."
+    self._revise(note, self.mem.evolve(note, neighbours), {n.id: n for n in neighbours})
+
+def merge_terms(current:list, # the field as the note holds it now
+                seen:list, # the field as the agent saw it
+                proposed:list, # the field the agent wrote from what it saw
+               )->list:
+    "A list field revised from a view that has changed since: `current` without the terms the agent dropped from `seen`, then the terms it added, at most as long as the longer of `current` and `proposed` (the oldest terms go)."
+    gone, had = set(seen) - set(proposed), set(seen)
+    out = [t for t in current if t not in gone]
+    out += [t for t in proposed if t not in had and t not in out]
+    return out[-max(len(current), len(proposed), 1):]
+
+@patch
+def _revise(self:AtomRec, note, # the new note that causes the revisions
+            revs:list, # the agent's `Revision`s
+            seen:dict, # note id -> that neighbour as the agent saw it (an agent may only revise the neighbours it was shown)
+            merge:bool=False, # a snapshot batch: a neighbour revised since the agent saw it gets the revision's changes (`merge_terms`), not its values
+           ):
+    "Apply the agent's revisions field by field (keywords, tags, context, links; embedding recomputed), log each one with its cause, store them."
     changed, max_links = [], getattr(self.mem, 'max_links', 40)
     for r in revs:
-        old = by_id.get(r.note_id)
-        if old is None: continue        # an agent may only revise the neighbours it was shown
+        saw = seen.get(r.note_id)
+        if saw is None: continue        # an agent may only revise the neighbours it was shown
+        old = self.store.get(r.note_id) if merge else saw
+        fresh = old.version == saw.version   # nothing revised it since the agent saw it: the revision's values stand as written
         new = old.copy()
-        if r.keywords is not None and self.cfg.facets: new.keywords = list(r.keywords)
-        if r.tags is not None and self.cfg.facets: new.tags = list(r.tags)
+        if r.keywords is not None and self.cfg.facets: new.keywords = list(r.keywords) if fresh else merge_terms(old.keywords, saw.keywords, r.keywords)
+        if r.tags is not None and self.cfg.facets: new.tags = list(r.tags) if fresh else merge_terms(old.tags, saw.tags, r.tags)
         if r.context is not None and self.cfg.context: new.context = r.context
         if r.add_links and self.cfg.links:
             have = {i for i, _ in new.links}
@@ -500,8 +562,8 @@ def _unwritten(self:AtomRec, recs:list)->list:
 
 @patch
 def _write(self:AtomRec, recs:list, ids:list, bar):
-    "Write the traces `recs` in order, in batches (one at a time for an agent that may not construct ahead), checkpointing every `checkpoint_every` notes."
-    batch = self.batch if self._speculative else 1
+    "Write the traces `recs` in order, in batches of `write_batch`, checkpointing every `checkpoint_every` notes."
+    batch = self.write_batch
     pos, since = 0, 0
     while pos < len(recs):
         n = self._write_batch(recs[pos:pos + batch], ids)
@@ -535,6 +597,7 @@ def open(cls:AtomRec, path, # a memory folder written by `AtomRec`
          progress:bool=True, # show progress bars
          batch:int=256, # notes written per batch
          checkpoint_every:int=10_000, # notes between checkpoints of a long `observe_many`
+         snapshot:bool|None=None, # write batches against the memory as each began (None: with LLM agents)
          config:AtomRecConfig|None=None, # read it with these settings: they may differ from the memory's only in `READ_TIME` fields
          read_only:bool=False, # open a memory another process owns: no lock taken, nothing in the folder ever written (it may still be changed in memory)
         )->AtomRec:
@@ -555,7 +618,7 @@ def open(cls:AtomRec, path, # a memory folder written by `AtomRec`
                                    f"only {', '.join(READ_TIME)} may differ when reopening: build a new memory for {', '.join(f'{k}={getattr(config, k)!r}' for k in diff)}")
             self.cfg = config
         if encoder is not None and encoder.dim != m['dim']: raise AtomRecError(f"{path} was built with {m['dim']}-d vectors ({m['encoder']}); this encoder is {encoder.dim}-d")
-        self._setup(encoder or Encoder(m['encoder']), memory_agent, rec_agent, m['embed'], progress, batch, checkpoint_every)
+        self._setup(encoder or Encoder(m['encoder']), memory_agent, rec_agent, m['embed'], progress, batch, checkpoint_every, snapshot)
         self.embedder.load(path/'texts')   # the vectors of every text the notes were embedded from: nothing already seen is encoded again
         self.store = NoteStore.open(path/'notes')
         extra = [p for p in (path/'evolution').glob('part-*') if p.name not in set(ck['log_parts'])]
@@ -570,6 +633,7 @@ def open(cls:AtomRec, path, # a memory folder written by `AtomRec`
         if items is not None: self.set_items(items); self._items_saved = (path/'items.parquet').exists()
         self.stats = Counter(ck['stats'])
         self.checkpoint_extra = dict(ck.get('extra', {}))
+        self.cuts, self.fallbacks = list(ck.get('cuts', [])), dict(ck.get('fallbacks', {}))
         self.read_only = read_only
         self._restore(ck)
         return self
@@ -597,12 +661,12 @@ def prepare(self:AtomRec, df:pd.DataFrame, # interactions as `observe_many` take
     "The half of writing `df` that only reads the memory: traces, notes constructed ahead, their vectors, one neighbour search."
     if self.cfg.memory != 'atomic': raise AtomRecError(f"prepare and commit write atomic memories; a {self.cfg.memory} memory writes with observe_many")
     df = df.reset_index(drop=True)
-    most = self.batch if self._speculative else 1
-    if len(df) > most: raise AtomRecError(f"prepare takes at most {most} interactions (the memory's batch{'' if self._speculative else '; its memory agent writes one note at a time'}), got {len(df)}: split them, or use observe_many")
+    most = self.write_batch
+    if len(df) > most: raise AtomRecError(f"prepare takes at most {most} interactions (the memory's batch{'' if most > 1 or self.batch == 1 else '; its memory agent writes one note at a time'}), got {len(df)}: split them, or use observe_many")
     if self.items is not None and (missing := self.missing_items(df.item_id)):
         raise AtomRecError(f"items {quote(missing[:3])} have no note yet: call add_items first (it writes, prepare only reads)")
     recs = self._traces(df, resume)
-    return Prepared(self._prepare_batch(recs) if recs else None, len(df))
+    return Prepared((self._prepare_snapshot(recs) if self.snapshot else self._prepare_batch(recs)) if recs else None, len(df))
 
 @patch
 def commit(self:AtomRec, p:Prepared, # what `prepare` made ready
@@ -610,7 +674,7 @@ def commit(self:AtomRec, p:Prepared, # what `prepare` made ready
           )->list[str]:
     "Write (more of) what `prepare` made ready, as `observe_many` would (no checkpoint); returns the note ids of the rows this call wrote (None elsewhere)."
     ids = [None] * p.rows
-    if p.batch is not None: self._commit_batch(p.batch, ids, most)
+    if p.batch is not None: (self._commit_snapshot if self.snapshot else self._commit_batch)(p.batch, ids, most)
     return ids
 
 # %% ../nbs/library/04_memory.ipynb #e6dd38fa
@@ -685,4 +749,4 @@ def apply(self:AtomRec, ch:Changes, # what another copy of this memory wrote (it
     return self
 
 # %% ../nbs/library/04_memory.ipynb #f0eef1e9
-from . import coarse, retrieval, signals   # the rest of AtomRec (see above)
+from . import coarse, retrieval, signals, snapshot   # the rest of AtomRec (see above)

@@ -141,11 +141,10 @@ def recommend_many(self:AtomRec, cases:pd.DataFrame, # user_id, candidates, opti
     RQ = dict(zip(todo := sorted({r for r in reqs if r}), self.enc.encode_queries(todo))) if any(reqs) else {}
     if self.cfg.query == 'text': Q = self.enc.encode_queries(texts)   # each alone: the same bits `recommend` computes
     else: Q = [self.query_vector(str(u), r, RQ.get(r)) for u, r in zip(cases.user_id, reqs)]
-    out = []
-    for q, t, u, c, i, r in zip(Q, texts, cases.user_id, cases.candidates, instr, reqs):
-        if return_features: out.append(self._evidence(str(u), [str(x) for x in c], q, t, RQ.get(r))[2])
-        else: out.append(self.recommend(str(u), list(c), i, qvec=q, rvec=RQ.get(r)))
-    return out
+    jobs = list(zip(Q, texts, cases.user_id, cases.candidates, instr, reqs))
+    if return_features: return [self._evidence(str(u), [str(x) for x in c], q, t, RQ.get(r))[2] for q, t, u, c, i, r in jobs]
+    one = lambda j: self.recommend(str(j[2]), list(j[3]), j[4], qvec=j[0], rvec=RQ.get(j[5]))
+    return [one(j) for j in jobs[:1]] + self._map(one, jobs[1:])   # the first alone (it builds the read path's tables), then an LLM agent's calls many at once
 
 # %% ../nbs/library/06_retrieval.ipynb #486c1211
 @patch

@@ -45,7 +45,8 @@ def study_opts(specs:list|None, # the `experiments --opt` values, 'METHOD:key=va
 def llm_opts(a:argparse.Namespace, # parsed options of a command with `llm_arguments`
             )->dict:
     "The LLM options given on the command line (never the key)."
-    return {k: getattr(a, k) for k in ('model', 'base_url', 'cache', 'cache_mode', 'local') if getattr(a, k, None) is not None}
+    named = dict(model='model', base_url='base_url', cache='cache', cache_mode='cache_mode', local='local', llm_concurrency='concurrency')
+    return {v: getattr(a, k) for k, v in named.items() if getattr(a, k, None) is not None}
 
 # %% ../../nbs/eval/25_cli.ipynb #8e97d323
 def llm_arguments(s:argparse.ArgumentParser, # a sub-command's parser
@@ -56,6 +57,7 @@ def llm_arguments(s:argparse.ArgumentParser, # a sub-command's parser
     s.add_argument('--cache', help='LLM response cache file (default: inside the run or bench folder)')
     s.add_argument('--cache-mode', choices=['rw', 'replay', 'off'], help='LLM cache: read and write (rw), answer only from it (replay), or bypass it (off)')
     s.add_argument('--local', help="start the embedded local LLM (e.g. 'smollm2', 'gemma3-270m') for this command")
+    s.add_argument('--llm-concurrency', type=int, help='most LLM calls in flight at once (default 32; 1 with --local)')
 
 
 # %% ../../nbs/eval/25_cli.ipynb #095bd2d8

@@ -345,7 +345,7 @@ class LLMClient:
                  timeout:float=60., # seconds per HTTP request
                  max_retries:int=4, # retries per request after 429/5xx/timeouts/dropped connections
                  backoff:float=0.5, # first retry delay in seconds (doubles each retry, with jitter)
-                 concurrency:int=4, # most requests in flight at once
+                 concurrency:int=32, # most requests in flight at once
                  structured:str='auto', # 'auto', 'json_schema', 'json_object_schema' or 'json_object'
                  temperature:float=0., # sampling temperature
                  max_tokens:int=512, # completion token limit

@@ -25,7 +25,9 @@ def add_serve_args(p:argparse.ArgumentParser, # the parser to give the flags to
     p.add_argument('--local', help="start the embedded local LLM (e.g. 'smollm2') (with --agent llm)")
     p.add_argument('--cache', help="LLM response cache file (with --agent llm; default: MEMORY_DIR-llm/llm_cache.sqlite beside the memory)")
     p.add_argument('--cache-mode', choices=['rw', 'replay', 'off'], help='LLM cache: read and write (rw), answer only from it (replay), or bypass it (off) (with --agent llm)')
-    p.add_argument('--batch', type=int, default=128, help='most events prepared at once, with one neighbour search for all of them')
+    p.add_argument('--batch', type=int, default=128, help='most events prepared at once, with one neighbour search for all of them; with --agent llm, the snapshot batch B: its notes written against the memory as the batch began, their LLM calls at once (1: one note at a time, the paper\'s three calls each)')
+    p.add_argument('--llm-concurrency', type=int, help='most LLM calls in flight at once (with --agent llm; default 32)')
+    p.add_argument('--llm-calls', choices=['auto', 'staged'], help="with --agent llm: 'auto' (in a batch, several notes constructed per call and link+evolve in one call per note) or 'staged' (the paper's three calls per note)")
     p.add_argument('--turn', type=int, default=16, help='most events committed in one write turn (recommendations wait for one turn at most)')
     p.add_argument('--switch-interval', type=float, default=1.0, help="milliseconds a Python thread runs before a waiting one may take over (Python's default: 5); shorter keeps recommendations responsive while the writer works")
     p.add_argument('--writer', default='auto', choices=['auto', 'process', 'thread'], help="where events are written: a process of its own (on a core of its own, beside the recommendations), this process's writer thread, or auto: a process for an atomic memory with the rule agent, a thread otherwise")
@@ -38,7 +40,8 @@ def add_serve_args(p:argparse.ArgumentParser, # the parser to give the flags to
 def llm_options(a:argparse.Namespace, # the parsed `atomrec serve` flags
                )->dict:
     "The LLM options given on the command line, for the memory's agents (`open_memory(..., llm=)`)."
-    return {k: getattr(a, k) for k in ('model', 'base_url', 'local', 'cache', 'cache_mode') if getattr(a, k) is not None}
+    named = dict(model='model', base_url='base_url', local='local', cache='cache', cache_mode='cache_mode', llm_concurrency='concurrency', llm_calls='calls')
+    return {v: getattr(a, k) for k, v in named.items() if getattr(a, k, None) is not None}
 
 def cmd_serve(a:argparse.Namespace, # the parsed `atomrec serve` flags
              ):

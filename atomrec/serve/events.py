@@ -11,7 +11,7 @@ from fastcore.basics import patch_to
 from ..core import *
 
 # %% auto #0
-__all__ = ['EventConflict', 'EventLog', 'in_order', 'interactions']
+__all__ = ['EventConflict', 'EventLog', 'in_order', 'interactions', 'recorded_batches', 'replay']
 
 # %% ../../nbs/serve/60_events.ipynb #fd6af1c2
 class EventConflict(AtomRecError):
@@ -134,3 +134,46 @@ def interactions(events:list[dict])->pd.DataFrame:
     rows = [dict(user_id=e['user'], item_id=e['item'], timestamp=float(e['timestamp']), rating=e.get('rating'), review=e.get('review'),
                  **{k: str(v) for k, v in (e.get('extra') or {}).items()}) for e in events]
     return pd.DataFrame(rows)
+
+# %% ../../nbs/serve/60_events.ipynb #2fb6bf39
+@patch_to(EventLog)
+def _cuts(self)->list[int]:
+    if not hasattr(self, '_cut_list'): self._cut_list = [c['last'] for c in _read_lines(self.folder/'cuts.jsonl')]
+    return self._cut_list
+
+@patch_to(EventLog)
+def record_cut(self, last:int, # the number of a batch's last event
+              ):
+    "Record durably (fsync) that a batch ends at event `last`, before it is written."
+    with self._lock:
+        with open(self.folder/'cuts.jsonl', 'ab') as f: f.write(json.dumps(dict(last=last)).encode() + b'\n'); f.flush(); os.fsync(f.fileno())
+        self._cuts().append(last)
+
+@patch_to(EventLog)
+def cut_after(self, seq:int, # the last event written
+             )->int|None:
+    "The end of the recorded batch that starts after event `seq` (None: no batch recorded there yet)."
+    cs = self._cuts(); k = bisect.bisect_right(cs, seq)
+    return cs[k] if k < len(cs) else None
+
+def recorded_batches(folder, # an event log's folder (a service's MEMORY_DIR/events)
+                    )->list[list[dict]]:
+    "The batches a service wrote, as its event log recorded them: events in order, cut where the writer cut them (forgotten events left out)."
+    folder = Path(folder)
+    events = [r for r in _read_lines(folder/'events.jsonl') if r.get('id') is not None]
+    out, k = [], 0
+    for c in (c['last'] for c in _read_lines(folder/'cuts.jsonl')):
+        b = []
+        while k < len(events) and events[k]['seq'] <= c: b.append(events[k]); k += 1
+        if b: out.append(b)
+    return out
+
+def replay(mem, # an `AtomRec` (a fresh memory of the same items and settings, e.g. agents on a response cache in replay mode)
+           folder, # the event log's folder of the service whose memory to rebuild
+          ):
+    "Write a service's recorded batches into `mem` exactly as its writer did (new items first, then each batch prepared and committed); returns `mem`."
+    for b in recorded_batches(folder):
+        df = interactions(b)
+        if mem.items is not None and (new := mem.missing_items(df.item_id)): mem.store_items(mem.item_notes(new))
+        mem.commit(mem.prepare(df))
+    return mem
