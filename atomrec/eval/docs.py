@@ -428,6 +428,7 @@ def browser_missing()->str:
 @contextlib.contextmanager
 def chromium(width:int=1280, # window size, pixels
              height:int=1400,
+             network:bool=False, # also keep the performance log: every request the page makes (`Network.*` events, `get_log('performance')`)
             ):
     "Headless Debian Chromium driven through its chromedriver (selenium), fresh profile, console messages kept."
     from selenium import webdriver
@@ -435,7 +436,7 @@ def chromium(width:int=1280, # window size, pixels
     with tempfile.TemporaryDirectory() as profile:
         opts = webdriver.ChromeOptions(); opts.binary_location = shutil.which('chromium')
         for a in (*CHROMIUM_FLAGS, f'--user-data-dir={profile}', f'--window-size={width},{height}'): opts.add_argument(a)
-        opts.set_capability('goog:loggingPrefs', {'browser': 'ALL'})
+        opts.set_capability('goog:loggingPrefs', {'browser': 'ALL'} | ({'performance': 'ALL'} if network else {}))
         drv = webdriver.Chrome(options=opts, service=Service(shutil.which('chromedriver')))
         try: yield drv
         finally: drv.quit()

@@ -25,6 +25,7 @@ from ..core import *
 from ..memory import AtomRec
 from .events import EventLog, EventConflict, in_order, interactions
 from .writer import WriterProcess
+from .inspector import add_inspector
 from ..agents import RuleMemoryAgent
 from ..ranking import RuleRecAgent, LearnedRecAgent
 import atomrec.forget  # noqa: F401  (AtomRec.forget)
@@ -650,6 +651,7 @@ def create_app(svc:Service, # the service to expose
     def health(): return dict(status='degraded' if svc.error else 'ok', version=svc.applied, accepted=svc.events.last, error=svc.error)
     @app.get('/v1/stats', summary='Queue depth, versions, memory size, writer throughput, latency percentiles, LLM ledger')
     def stats(key:K): return JSONResponse(svc.stats())
+    add_inspector(app)   # the web inspector at /ui/: static files; every call it makes is one of the routes above, with the caller's key
     return Guard(app, max_body, svc.latency)
 
 # %% ../../nbs/serve/61_app.ipynb #9b5868d1
