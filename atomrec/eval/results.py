@@ -27,10 +27,10 @@ def report_commands(path:Path, # a report in bench/results/
 
 def report_figures(path:Path, # a report in bench/results/
                   )->list:
-    "The figures named after a report (`NAME.png`, `NAME-*.png`), beside it or in `figures/`, by name."
+    "The figures named after a report (`NAME.png`, `NAME-*.png`, unless a report has the figure's own name), beside it or in `figures/`, by name."
     path = Path(path)
     found = [f for d in (path.parent, path.parent/'figures') for f in d.glob('*.png')
-             if f.stem == path.stem or f.stem.startswith(path.stem + '-')]
+             if f.stem == path.stem or (f.stem.startswith(path.stem + '-') and not (path.parent/f'{f.stem}.md').exists())]
     return sorted(found, key=lambda f: f.name)
 
 def report_title(path:Path, # a report in bench/results/
