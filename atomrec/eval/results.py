@@ -51,7 +51,7 @@ def report_page(src:Path, # a report in bench/results/
     name = f'bench/results/{src.name}'
     file = f'[`{name}`]({repo_url}/{name})' if repo_url else f'`{name}`'
     cmds = ', '.join(f'`{c}`' for c in report_commands(src)) or 'not named'
-    parts = [f'# {title}', f'!!! info "Where this comes from"\n    {file}, shown as committed. Written by: {cmds}.', body.strip()]
+    parts = [f'# {title}', f'!!! info "Where this comes from"\n    {file}, shown as committed. Commands named in it: {cmds}.', body.strip()]
     figs = report_figures(src)
     if figs:
         files = dest.parent/f'{dest.stem}_files'; files.mkdir(parents=True, exist_ok=True)
