@@ -140,6 +140,7 @@ class PageWriter:
         self.nbs,self.stage,self.lib,self.repo_url = Path(nbs),Path(stage),lib,repo_url.rstrip('/')
         self.root = Path(root or self.nbs.parent)
         self.entries,self.missing,self.modules = [],[],{}
+        self.staged = {}   # a repository file -> its page in the stage (the reports of bench/results/), so links to it land there
 
 # %% ../../nbs/eval/27_docs.ipynb #68b15bf7
 @patch
@@ -152,19 +153,26 @@ def _figure(self:PageWriter, src:str, nb:Path, dest:Path, cell)->str:
         mime, b64 = next(iter(data.items()))
         files.mkdir(parents=True, exist_ok=True); (files/name).write_bytes(base64.b64decode(_text(b64)))
     else:
-        path = (nb.parent/src.split('#')[0]).resolve()
+        path = self._resolve(src.split('#')[0], nb)
         if not path.is_file(): return src
         name = path.name; files.mkdir(parents=True, exist_ok=True); shutil.copyfile(path, files/name)
     return f'{quote(files.name)}/{quote(name)}'
 
 @patch
+def _resolve(self:PageWriter, target:str, nb:Path)->Path:
+    "The file a relative address in notebook `nb` names: beside the notebook, else (the README's way, for the index) from the project's root."
+    path = (nb.parent/target).resolve()
+    return path if path.exists() or not (self.root/target).exists() else (self.root/target).resolve()
+
+@patch
 def _link(self:PageWriter, url:str, nb:Path)->str:
-    "A relative link from notebook `nb`: to the page of a notebook, or to the repository's file."
+    "A relative link from notebook `nb`: to the page of a notebook or of a staged file (a report), or to the repository's file."
     target, _, frag = url.partition('#')
     if not target: return url
-    path = (nb.parent/target).resolve()
-    if path.suffix == '.ipynb' and path.is_file() and path.is_relative_to(self.nbs.resolve()):
-        return target[:-len('.ipynb')] + '.md' + (f'#{frag}' if frag else '')
+    path, here = self._resolve(target, nb), (self.stage/nb.resolve().relative_to(self.nbs.resolve())).parent
+    page = self.staged.get(path) or (self.stage/path.relative_to(self.nbs.resolve()).with_suffix('.md')
+                                     if path.suffix == '.ipynb' and path.is_file() and path.is_relative_to(self.nbs.resolve()) else None)
+    if page: return os.path.relpath(page, here) + (f'#{frag}' if frag else '')
     if path.exists() and path.is_relative_to(self.root.resolve()) and self.repo_url:
         return f'{self.repo_url}/{path.relative_to(self.root.resolve()).as_posix()}' + (f'#{frag}' if frag else '')
     return url
@@ -365,8 +373,10 @@ def build_docs(root:Path|None=None, # the project folder (settings.ini, mkdocs.y
     shutil.rmtree(stage, ignore_errors=True); (stage/'assets').mkdir(parents=True)
     (stage/'assets'/'atomrec.css').write_text(_CSS)
     pw = PageWriter(nbs, stage, cfg.lib_name, f"{cfg.git_url}/blob/{cfg.branch}", root)
+    from atomrec.eval.results import report_pages   # bench/results/ as pages (eval/28_results), before the notebooks link to them
+    reports, pw.staged = report_pages(root/'bench'/'results', stage, 'reports', pw.repo_url)
     pages = [pw.page(p) for p in sorted(nbs.rglob('*.ipynb')) if all(map(_shown, p.relative_to(nbs).parts))]
-    mk = load_config(str(root/'mkdocs.yml'), docs_dir=str(stage), site_dir=str(site), nav=nav_tree(nbs))
+    mk = load_config(str(root/'mkdocs.yml'), docs_dir=str(stage), site_dir=str(site), nav=nav_tree(nbs) + [{'reports': reports}])
     log, seen = logging.getLogger('mkdocs'), _Collect()
     log.addHandler(seen)
     try:
@@ -375,7 +385,7 @@ def build_docs(root:Path|None=None, # the project folder (settings.ini, mkdocs.y
         finally: mk.plugins.on_shutdown()
     finally: log.removeHandler(seen)
     return dict(site=site, pages=[p.relative_to(stage).as_posix() for p in pages], modules=pw.modules,
-                entries=pw.entries, missing=pw.missing, warnings=seen.records)
+                entries=pw.entries, missing=pw.missing, warnings=seen.records, reports=[v for e in reports for v in e.values()])
 
 # %% ../../nbs/eval/27_docs.ipynb #05a9c79d
 @call_parse
