@@ -13,11 +13,12 @@ from .core import *
 from .store import AtomicNote
 
 # %% auto #0
-__all__ = ['RELATIONS', 'STOPWORDS', 'RECORD_WORDS', 'EvidencePath', 'Evidence', 'Revision', 'MemoryAgent', 'RecAgent', 'words',
-           'RuleMemoryAgent']
+__all__ = ['RELATIONS', 'MEMORY_STAGES', 'STOPWORDS', 'RECORD_WORDS', 'EvidencePath', 'Evidence', 'Revision', 'MemoryAgent',
+           'RecAgent', 'words', 'RuleMemoryAgent']
 
 # %% ../nbs/library/03_agents.ipynb #c6487b78
 RELATIONS = ('shared topic', 'complementary preference', 'intent progression', 'preference transition', 'cross-domain transfer', 'same item')
+MEMORY_STAGES = ('construct', 'link', 'evolve', 'link_evolve')   # an LLM memory agent's write-side calls (link_evolve: both in one call); the read side: synthesise, rank
 
 @dataclass
 class EvidencePath:

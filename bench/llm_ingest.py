@@ -9,7 +9,7 @@ encoder's share of the writer's CPU. The reference, in the same run: B = 1, the 
 
 BENCH_DIR is a prepared benchmark (`atomrec prepare ml-100k --out BENCH_DIR`). The bench may import the harness; the
 service it measures does not."""
-import argparse, json, signal, subprocess, sys, tempfile, threading, time
+import argparse, json, os, signal, subprocess, sys, tempfile, threading, time
 from pathlib import Path
 import numpy as np, pandas as pd, httpx
 sys.path.insert(0, str(Path(__file__).parent))
@@ -29,7 +29,12 @@ def start_service(folder, items, url, args, log):
     if not line: raise RuntimeError(Path(log).read_text()[-3000:])
     return p, json.loads(line)['url']
 
-def ingest(url, events, cands, llm_rank, chunk=20, timeout=3600):
+def cpu_seconds(pid)->float:
+    "CPU seconds (user + system) a process has used so far (Linux /proc)."
+    f = open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()
+    return (int(f[11]) + int(f[12])) / os.sysconf('SC_CLK_TCK')
+
+def ingest(url, events, cands, llm_rank, pid, chunk=20, timeout=3600):
     "Post `events` in chunks as fast as acknowledged while one client recommends every 0.5 s; the figures."
     acks, recs, done, errors = [], [], threading.Event(), []
     users = sorted({e['user'] for e in events})
@@ -44,7 +49,7 @@ def ingest(url, events, cands, llm_rank, chunk=20, timeout=3600):
                 elif r.status_code != 404: errors.append(r.text[:200])   # 404: a user with no note yet
                 time.sleep(max(0.0, 0.5 - d))
     th = threading.Thread(target=reader); th.start()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), cpu_seconds(pid)
     with httpx.Client(base_url=url, timeout=120) as c:
         for s in range(0, len(events), chunk):
             t = time.perf_counter(); r = c.post('/v1/events', json=dict(events=events[s:s + chunk])); acks.append(time.perf_counter() - t)
@@ -52,11 +57,11 @@ def ingest(url, events, cands, llm_rank, chunk=20, timeout=3600):
         last = r.json()['accepted_version']
         while c.get('/v1/health').json()['version'] < last:
             assert time.perf_counter() - t0 < timeout, 'not applied in time'; time.sleep(0.05)
-        secs = time.perf_counter() - t0
+        secs, cpu = time.perf_counter() - t0, cpu_seconds(pid) - c0
         done.set(); th.join()
         stats = c.get('/v1/stats').json()
     assert not errors, errors[:3]
-    return dict(events=len(events), seconds=secs, events_per_s=len(events) / secs, recs=recs, acks=acks, stats=stats)
+    return dict(events=len(events), seconds=secs, events_per_s=len(events) / secs, recs=recs, acks=acks, stats=stats, cpu=cpu)
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
@@ -89,7 +94,7 @@ def main():
     rows, per_stage = [], {}
     for k, (name, args, n, lgbm) in enumerate(configs):
         p, url = start_service(tmp/f'mem{k}', tmp/'items.parquet', murl, args, tmp/f'serve{k}.log')
-        r = ingest(url, events[:n], cands, not lgbm)
+        r = ingest(url, events[:n], cands, not lgbm, p.pid)
         p.send_signal(signal.SIGTERM); p.wait(timeout=120)
         pe, w = r['stats']['llm_per_event'], r['stats']['writer']
         calls = pe['total']['calls']
@@ -99,7 +104,8 @@ def main():
                      'completion tokens/event': pe['total']['completion_tokens'],
                      'recommend p50 / p99 ms': f"{pct(r['recs'], 50):.0f} / {pct(r['recs'], 99):.0f}" if r['recs'] else '-',
                      'recommendations': len(r['recs']), 'ack p50 / p99 ms': f"{pct(r['acks'], 50):.1f} / {pct(r['acks'], 99):.1f}",
-                     'encoder share of writer CPU': w.get('encoder_share'), 'writer CPU s/event': round(w['cpu_seconds'] / n, 4)})
+                     'service CPU s/event': round(r['cpu'] / n, 4), 'encoder s/event': round(w['encoder_seconds'] / n, 4),
+                     "encoder share of the writer's time": w.get('encoder_share')})
         per_stage[name] = {s: v for s, v in pe.items() if s not in ('total', 'events')}
         print(json.dumps(rows[-1]), flush=True)
     model.send_signal(signal.SIGTERM)
@@ -108,9 +114,10 @@ def main():
     lines = [f"# LLM memory side at the model's pace: `atomrec serve --agent llm`", '',
              f"Command: `python bench/llm_ingest.py --bench {a.bench} --items {a.items} --events {a.events} --batch {' '.join(map(str, a.batch))} "
              f"--concurrency {a.concurrency} --latency {a.latency}{' --ranker ' + a.ranker if a.ranker else ''}`", '',
-             f"Data: {bench.manifest.get('data', a.bench)}, the {a.items} most popular items, events in time order. Model: loopback, every call answered after "
+             f"Data: {(bench.manifest.get('source') or {}).get('name', a.bench)}, the {a.items} most popular items, events in time order. Model: loopback, every call answered after "
              f"{a.latency} s with words of its prompt (no faults). Machine: {platform.processor() or platform.machine()}, 2 cores. One client recommends every 0.5 s "
-             f"(LLM synthesis and ranking: two calls, unless LightGBM ranking). Floor: calls allowed in flight / (calls per event x latency).", '',
+             f"(LLM synthesis and ranking: two calls, unless LightGBM ranking). Floor: calls allowed in flight / (calls per event x latency). "
+             f"Service CPU: the server process's user + system seconds during the ingest (readers included), per event. Encoder: seconds the writer (and the threads it runs a batch's calls on) spent encoding, per event, and as a share of the writer's working time.", '',
              pd.DataFrame(rows).to_markdown(index=False), '',
              f"Ingest speed-up over the B = 1 reference of the same run: " + ', '.join(f"{r['configuration']}: {r['events/s'] / ref:.0f}x" for r in rows[1:]), '',
              '## Memory-side LLM calls and tokens per event, by stage', '']

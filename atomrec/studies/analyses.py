@@ -8,6 +8,7 @@ import numpy as np, pandas as pd
 from pathlib import Path
 from ..core import *
 from ..eval.benchmark import Bench
+from ..agents import MEMORY_STAGES
 from ..eval.metrics import paired_bootstrap, ordered
 from .experiments import COLS, SHORT
 import json
@@ -312,7 +313,7 @@ def case_markdown(grid:pd.DataFrame, data:str, out, instructions:str='intent')->
     return '\n\n'.join(txt)
 
 # %% ../../nbs/studies/41_analyses.ipynb #d5b863d5
-MEMORY_SIDE = ('construct', 'link', 'evolve', 'feedback', 'profile', 'update', 'choose', 'reflect')   # from the history alone: can run ahead, offline
+MEMORY_SIDE = MEMORY_STAGES + ('feedback', 'profile', 'update', 'choose', 'reflect')   # from the history alone: can run ahead, offline
 ONLINE = ('synthesise', 'rank', 'knowledge', 'dynamic')                                              # per request
 PER_INTERACTION = ('update', 'choose')   # baseline stages with one round per history interaction read (RecBot, AgentCF)
 
