@@ -87,6 +87,7 @@ def forget(self:AtomRec, user:str, # the user to forget
         else: self._item_user_notes.pop(item, None)
     getattr(self, '_coarse', {}).pop(user, None); self._seq.pop(user, None)   # `_coarse`: the coarse memory's summaries
     for i in [*gone, *(n.id for n, _ in cut)]: self._fields_json.pop(i, None)
+    for i in gone: self.fallbacks.pop(i, None)   # the LLM stages that fell back for their notes
     self._trans = self._walk = None
     self.stats['user_notes'] -= len(gone); self.stats['forgotten_users'] += 1
     self.checkpoint(); v = self.store.version

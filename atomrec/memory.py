@@ -317,8 +317,9 @@ def item_notes(self:AtomRec, ids:list, # item ids without a note yet (in the ite
 @patch
 def store_items(self:AtomRec, notes:list, # what `item_notes` made
                )->AtomRec:
-    "Add item notes made by `item_notes` to the memory."
+    "Add item notes made by `item_notes` to the memory (with the LLM stages that fell back for them, if any)."
     self.store.add(notes)
+    if hasattr(self.mem, 'take_fallbacks'): self.fallbacks.update(self.mem.take_fallbacks([n.id for n in notes]))
     self.stats['item_notes'] += len(notes)
     return self
 
