@@ -32,7 +32,7 @@ class EventLog:
                 ):
         self.folder = Path(folder); self.folder.mkdir(parents=True, exist_ok=True)
         self.path, self.applied_path = self.folder/'events.jsonl', self.folder/'applied.jsonl'
-        self._lock = threading.Lock()
+        self._lock, self._cutting = threading.Lock(), threading.Lock()   # appends; batch cuts (`record_cut`)
         self._seqs, self._recs, self._by_id = [], [], {}
         for r in _read_lines(self.path): self._add(r)
         self.notes = {a['seq']: a['note'] for a in _read_lines(self.applied_path) if a['seq'] <= applied}
@@ -144,8 +144,8 @@ def _cuts(self)->list[int]:
 @patch_to(EventLog)
 def record_cut(self, last:int, # the number of a batch's last event
               ):
-    "Record durably (fsync) that a batch ends at event `last`, before it is written."
-    with self._lock:
+    "Record durably (fsync) that a batch ends at event `last`, before it is written (under a lock of its own: acknowledgements never wait for it)."
+    with self._cutting:
         with open(self.folder/'cuts.jsonl', 'ab') as f: f.write(json.dumps(dict(last=last)).encode() + b'\n'); f.flush(); os.fsync(f.fileno())
         self._cuts().append(last)
 
