@@ -241,14 +241,16 @@ class LLMMemoryAgent(MemoryAgent):
                  limits:dict|None=None, # output bounds of the schemas (default `LIMITS`; `COMPACT` for small local models)
                  max_links:int=40, # most links a note keeps (as the rule agent)
                  calls:str='auto', # 'staged': construct, link and evolve as the paper's separate calls per user note; 'auto': so when notes are written one at a time, and in a batch of several, user notes constructed `batch_items` to a call and each note's link and evolve as one call (`link_evolve`)
+                 synthesis:str='llm', # 'llm': the online synthesis is a call; 'rule': the rule agent's evidence, no call (for a rank agent that is not an LLM: the online path then waits on no model)
                 ):
+        if synthesis not in ('llm', 'rule'): raise AtomRecError(f"synthesis must be 'llm' or 'rule', not {synthesis!r}")
         if calls not in ('auto', 'staged'): raise AtomRecError(f"calls must be 'auto' or 'staged', not {calls!r}")
         self.s = client if isinstance(client, LLMSession) else _session(client)
         self.client, self.ledger = self.s.client, self.s.ledger
         self.titles = dict(zip(items.item_id.astype(str), items.title.astype(str))) if items is not None and 'title' in items else {}
         self.batch_items, self.max_new_links, self.synth_notes, self.chars = batch_items, max_new_links, synth_notes, chars
         self.item_links, self.max_links, self.max_evolve, self.L = item_links, max_links, max_evolve, {**LIMITS, **(limits or {})}
-        self.calls, self.fallbacks = calls, {}   # note id -> the stages that fell back for it (see `take_fallbacks`)
+        self.calls, self.synthesis, self.fallbacks = calls, synthesis, {}   # fallbacks: note id -> the stages that fell back for it (see `take_fallbacks`)
         self.options = dict(batch_items=batch_items, max_new_links=max_new_links, synth_notes=synth_notes, chars=chars,
                             item_links=item_links, max_evolve=max_evolve, limits=self.L, **({'calls': calls} if calls != 'auto' else {}))
         self.ledger.options = {**getattr(self.ledger, 'options', {}), 'memory_agent': self.options}
@@ -453,7 +455,7 @@ def synthesise(self:LLMMemoryAgent, query:str, # the retrieval query (request an
               )->Evidence:
     "Facets, evidence paths (along shown links only) and a summary; the rule agent's evidence if the call fails."
     base = self.rule.synthesise(query, seeds, subgraph, hops)   # relevance of every note by best-first path scores
-    if not subgraph: return base
+    if not subgraph or self.synthesis == 'rule': return base
     sd = dict(seeds)
     shown = sorted(subgraph, key=lambda i: (-base.scores.get(i, 0.0), i))[:self.synth_notes]
     num = {i: k for k, i in enumerate(shown, 1)}

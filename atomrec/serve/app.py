@@ -677,6 +677,7 @@ def open_memory(path, # the memory folder
     if ranker is not None:
         r = Path(ranker)
         rec_agent = RuleRecAgent(read_json(r)['weights']) if r.suffix == '.json' else LearnedRecAgent.load_soon(r, start=False)   # LightGBM loads once the service answers (`warm_model`)
+        if mem_agent is not None: mem_agent.synthesis = 'rule'   # an LLM-built memory ranked by a fitted agent: the online path calls no model (the agent was fitted on the rule synthesis' evidence)
     enc = Encoder(cache_path=encoder_cache) if encoder_cache else None
     if (path/'memory.json').exists():
         m = read_json(path/'memory.json')
