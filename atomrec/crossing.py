@@ -185,6 +185,25 @@ def view(self, n:AtomicNote, # a note
     return v
 
 @patch_to(Crossing)
+def constructed(self, notes:list, # new notes an LLM constructed in one call (their keywords, tags and context just written)
+               )->list:
+    "From each user note, the words an LLM copied in from the private text of another owner's note shown in the same call (unless they may cross to its owner)."
+    owners = {n.owner for n in notes if n.kind == 'user'}
+    if len(owners) < 2: return notes   # one owner's notes: nothing crossed
+    priv = {o: set() for o in owners}
+    for n in notes:
+        if n.kind == 'user': priv[n.owner] |= self.private(n.content)
+    for n in notes:
+        if n.kind != 'user': continue
+        own = set(tokens(n.content))
+        bad = {w for o, ws in priv.items() if o != n.owner for w in ws if w not in own and not self.allows(w, n.owner)}
+        if not bad: continue
+        n.keywords = [t for t in n.keywords if bad.isdisjoint(tokens(t))]
+        n.tags = [t for t in n.tags if bad.isdisjoint(tokens(t))]
+        if bad & set(tokens(n.context)): n.context = _tidy(_TOKEN.sub(lambda m: '' if m.group(0).lower() in bad else m.group(0), n.context))
+    return notes
+
+@patch_to(Crossing)
 def subgraph(self, sub:dict, # note id -> note (a retrieval's subgraph)
              reader:str, # the user it is retrieved for
             )->dict:

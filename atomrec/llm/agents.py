@@ -324,6 +324,7 @@ def _construct(self:LLMMemoryAgent, batch, recent):
         if k in done: continue
         done.add(k); n = batch[k - 1]
         n.keywords, n.tags, n.context = _terms(o['keywords'], self.L['keywords']), _terms(o['tags'], self.L['tags'], 30), clean(o['context'], self.L['context'])
+    if getattr(self, 'crossing', None) is not None: self.crossing.constructed(batch)   # several users' notes in one call: none takes another's words (`atomrec.crossing`)
     if unknown: self.ledger.count('construct', 'unknown_ids_dropped', unknown)
     if len(done) < len(batch):
         self.ledger.count('construct', 'missing_notes_empty', len(batch) - len(done))
