@@ -146,7 +146,7 @@ def revision(self, r:Revision, # a revision the memory agent proposes
     kw = r.keywords if not r.keywords else self.terms(r.keywords, reader, set(nb.keywords)) or None   # nothing left of a new list: the field stays
     tg = r.tags if not r.tags else self.terms(r.tags, reader, set(nb.tags)) or None
     ctx = r.context if not r.context else self.text(r.context, reader, nb.context) or None
-    add = [(i, self.text(rel, reader)) for i, rel in r.add_links]
+    add = [(i, self.text(rel)) for i, rel in r.add_links]   # a relation is read from both of its ends: only what anyone may read
     if (kw, tg, ctx, add) == (r.keywords, r.tags, r.context, r.add_links): return r
     return Revision(r.note_id, keywords=kw, tags=tg, context=ctx, add_links=add)
 
