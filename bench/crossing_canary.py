@@ -7,7 +7,8 @@ forgotten, nowhere any key can read.
 It serves the whole dataset (every interaction, with its review text and title) on loopback with rule agents and three keys
 (admin, user A, user B: B the user whose reviews hold the most words no one else wrote, A the user who rated most of B's items),
 then collects everything A's key can read (A's notes and their histories, every item's note and history, recommend with and
-without a request and explain, with their paths, facets and notes, /v1/stats) and counts the strings that hold a canary word.
+without a request and explain, with their paths, facets and notes, /v1/stats) and counts the strings that hold a canary word;
+after B is forgotten (with B's key), the admin key reads every user's notes, every item's note and history, and A's all again.
 The bench may import the harness (to load the data); the service it checks does not."""
 import argparse, json, re, sys, tempfile, time
 from collections import Counter, defaultdict
@@ -57,7 +58,7 @@ def main():
     server, url = start(svc)
     ids = items.item_id.astype(str).tolist()
     cands = sorted(b_items)[:5] + [i for i in ids if i not in b_items][:5]
-    def readable(c, user, all_items=True):
+    def readable(c, user, all_items=True, deep=True):
         out = []
         def get(name, f, *x):
             try: out.append((name, f(*x)))
@@ -65,9 +66,9 @@ def main():
         try: notes = c.notes(user)['notes']
         except ServiceError: notes = []
         out.append(('notes', notes))
-        for n in notes: get(f"note {n['id']}", c.note, n['id'])
+        for n in (notes if deep else []): get(f"note {n['id']}", c.note, n['id'])
         for i in (ids if all_items else []): get(f'note item:{i}', c.note, f'item:{i}')
-        if notes:
+        if notes and deep:
             get('recommend', c.recommend, user, cands); get('recommend with a request', c.recommend, user, cands, 'a gentle moisturizer for dry skin')
             for i in cands: get(f'explain {i}', c.explain, user, i, cands)
         get('stats', c.stats)
@@ -89,7 +90,7 @@ def main():
         after = []
         with Client(url, 'admin-key-0000000000', timeout=600) as c:
             for k, u in enumerate(sorted(inter.user_id.unique())):
-                after += [(u, n, p, w) for n, x in readable(c, u, all_items=(k == 0)) for p, w in places(x, canary)]
+                after += [(u, n, p, w) for n, x in readable(c, u, all_items=(k == 0), deep=(u == A)) for p, w in places(x, canary)]   # every user's notes; A's history, recommendations and explanations too
         rep['after_forget_any_key'] = len(after); rep['after_examples'] = after[:10]
     finally:
         server.should_exit = True; time.sleep(0.3); svc.close()
