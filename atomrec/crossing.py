@@ -49,14 +49,16 @@ class Crossing:
 
     def private(self, text:str, # a user note's content (or any evidence)
                )->set:
-        "The words of `text` that are not public."
+        "The words of `text` that are not public (a frozenset)."
+        out = self._lines.get(text)   # whole contents repeat too (an item's text and a rating): one lookup
+        if out is not None: return out
+        if len(self._lines) >= 200_000: self._lines.clear()   # a bound on memory; judging a text again gives the same answer
         out = set()
         for line in text.split('\n'):
             p = self._lines.get(line)
-            if p is None:
-                if len(self._lines) >= 200_000: self._lines.clear()   # a bound on memory; judging a line again gives the same answer
-                p = self._lines[line] = frozenset(w for w in tokens(line) if not self.is_public(w))
-            if p: out |= p
+            if p is None: p = self._lines[line] = frozenset(w for w in tokens(line) if not self.is_public(w))
+            out |= p
+        out = self._lines[text] = frozenset(out)
         return out
 
     def saw(self, user:str, # the note's owner
