@@ -34,7 +34,7 @@ def cpu_seconds(pid)->float:
     f = open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()
     return (int(f[11]) + int(f[12])) / os.sysconf('SC_CLK_TCK')
 
-def ingest(url, events, cands, llm_rank, pid, chunk=20, timeout=3600):
+def ingest(url, events, cands, pid, chunk=20, timeout=3600):
     "Post `events` in chunks as fast as acknowledged while one client recommends every 0.5 s; the figures."
     acks, recs, done, errors = [], [], threading.Event(), []
     users = sorted({e['user'] for e in events})
@@ -94,7 +94,7 @@ def main():
     rows, per_stage = [], {}
     for k, (name, args, n, lgbm) in enumerate(configs):
         p, url = start_service(tmp/f'mem{k}', tmp/'items.parquet', murl, args, tmp/f'serve{k}.log')
-        r = ingest(url, events[:n], cands, not lgbm, p.pid)
+        r = ingest(url, events[:n], cands, p.pid)
         p.send_signal(signal.SIGTERM); p.wait(timeout=120)
         pe, w = r['stats']['llm_per_event'], r['stats']['writer']
         calls = pe['total']['calls']
