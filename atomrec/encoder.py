@@ -6,14 +6,15 @@
 from __future__ import annotations
 import os, json, hashlib, importlib.util, importlib.metadata, uuid, threading, time
 from collections import OrderedDict, Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 import numpy as np
 from .core import AtomRecError
 
 # %% auto #0
 __all__ = ['DEFAULT_MODEL', 'PACKAGED_MODEL', 'LENGTH_STEP', 'FORWARD_ROWS', 'CHUNK', 'QUERY_ROWS', 'QUERY_CACHE',
-           'ENCODE_THREADS', 'ENCODING', 'EncoderNotFound', 'packaged_model_dir', 'resolve_model', 'model_dim',
-           'encoding', 'length_bucket', 'forward_plan', 'Encoder']
+           'ENCODE_THREADS', 'ENCODE_STREAMS', 'STREAM_PASSES', 'ENCODING', 'EncoderNotFound', 'packaged_model_dir',
+           'resolve_model', 'model_dim', 'encoding', 'length_bucket', 'forward_plan', 'Encoder']
 
 # %% ../nbs/library/01_encoder.ipynb #30d69ff5
 os.environ.setdefault('HF_HUB_OFFLINE', '1')  # offline by default; set HF_HUB_OFFLINE=0 before import to opt out
@@ -102,6 +103,8 @@ CHUNK = 4096       # texts tokenised at a time (bounds memory; results do not de
 QUERY_ROWS = 1     # a query is encoded on its own, in a pass of one row: the latency of one text, not the throughput of many
 QUERY_CACHE = 20_000   # query vectors the cache keeps, the most recently used (a service meets a new query with almost every request)
 ENCODE_THREADS = 2 # torch threads of every forward pass, whatever the caller set: on some CPUs the thread count changes the last bits
+ENCODE_STREAMS = 2 # threads running a call's forward passes at once (each pass alone, so the bits do not change): small passes leave cores idle
+STREAM_PASSES = 4  # passes a call needs per stream before it runs on more than one
 
 def encoding(rows:int=FORWARD_ROWS, # rows per forward pass
             ) -> str:
@@ -150,6 +153,7 @@ class Encoder:
         self._model, self._loading = None, threading.Lock()
         self.dim = model_dim(self.path) or self.model_dim()
         self.cache, self._unsaved, self.hits, self.misses = {}, [], 0, 0
+        self._streams = None   # the threads that run a call's other streams of forward passes (made on first use)
         self.busy = Counter()   # thread name -> seconds spent running the model (the service reports its writer's share)
         self.query_cache, self._queries, self._qlock = QUERY_CACHE, OrderedDict(), threading.Lock()   # the cached queries' keys, least recently used first
         self.cache_path = Path(cache_path) if cache_path is not None else None
@@ -205,18 +209,30 @@ class Encoder:
         plan = forward_plan(f['attention_mask'].sum(1)[:-1].tolist(), self.model.max_seq_length, rows)
         out = np.zeros((len(texts), self.dim), np.float32)
         self.model.eval()
-        caller = torch.get_num_threads()
-        torch.set_num_threads(ENCODE_THREADS)
-        try:
+        def run(passes):   # each pass writes its own rows of `out`
+            torch.set_num_threads(ENCODE_THREADS)
             with torch.inference_mode():
-                for L, rows in plan:
+                for L, rows in passes:
                     idx = torch.tensor(rows)
                     batch = {k: _fit(v[idx], L, pad.get(k, 0), left).to(self.model.device) if torch.is_tensor(v) and v.ndim == 2 and len(v) == n
                              else v for k, v in f.items()}
                     real = [r for r in rows if r >= 0]
                     out[real] = self.model(batch)['sentence_embedding'][:len(real)].float().cpu().numpy()
+        caller = torch.get_num_threads()
+        streams = max(1, min(ENCODE_STREAMS, len(plan) // STREAM_PASSES))
+        try:
+            others = [self._stream_pool().submit(run, plan[s::streams]) for s in range(1, streams)]
+            run(plan[::streams])
+            for o in others: o.result()
         finally: torch.set_num_threads(caller)
         return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
+
+    def _stream_pool(self):
+        "The threads that run a call's other streams of forward passes."
+        if self._streams is None:
+            with self._loading:
+                if self._streams is None: self._streams = ThreadPoolExecutor(max(1, ENCODE_STREAMS - 1), thread_name_prefix='atomrec-encode')
+        return self._streams
 
     def encode(self, texts:list[str], # texts to embed (a single str is accepted too)
                rows:int=FORWARD_ROWS, # rows per forward pass (part of the cache key: other rows, other bits)

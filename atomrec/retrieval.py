@@ -5,6 +5,7 @@
 # %% ../nbs/library/06_retrieval.ipynb #b5a4369a
 from __future__ import annotations
 from collections import Counter
+from contextlib import nullcontext
 from dataclasses import dataclass
 import numpy as np, pandas as pd
 from fastcore.basics import patch
@@ -103,12 +104,15 @@ def retrieve(self:AtomRec, user:str, # the user
 
 # %% ../nbs/library/06_retrieval.ipynb #58385c79
 @patch
-def _evidence(self:AtomRec, user:str, candidates:list[str], qvec:np.ndarray, query:str='', rvec:np.ndarray|None=None)->tuple:
+def _evidence(self:AtomRec, user:str, candidates:list[str], qvec:np.ndarray, query:str='', rvec:np.ndarray|None=None,
+              reading=nullcontext, # a read of the memory happens inside `with reading():` (a service's read lock); the synthesis, which may call a model, outside it
+             )->tuple:
     "Retrieve, synthesise and compute the ranker's signals: (evidence, subgraph, features)."
-    if self.items is not None: self.add_items([c for c in candidates if self.item_note_id(c) not in self.store])
-    seeds, sub = self.retrieve(user, qvec)
+    with reading():
+        if self.items is not None: self.add_items([c for c in candidates if self.item_note_id(c) not in self.store])
+        seeds, sub = self.retrieve(user, qvec)
     ev = self.mem.synthesise(query, seeds, sub, self.cfg.hops if (self.cfg.links and self.cfg.link_retrieval) else 0)
-    return ev, sub, self.features(user, candidates, qvec, ev, rvec)
+    with reading(): return ev, sub, self.features(user, candidates, qvec, ev, rvec)
 
 # %% ../nbs/library/06_retrieval.ipynb #e2fa9790
 @patch
@@ -117,17 +121,20 @@ def recommend(self:AtomRec, user:str, # the user
               instruction:str|None=None, # the user's request, if any
               qvec:np.ndarray|None=None, # the retrieval query's vector (computed if None)
               rvec:np.ndarray|None=None, # the request's own vector (computed if None and there is a request)
+              reading=None, # None: read the memory freely; else every read happens inside `with reading():` and the agents' calls outside (a service passes its read lock)
              )->Recommendation:
     "Rank `candidates` for `user` from memory; returns ranking, scores and the evidence paths per candidate."
-    candidates = [str(c) for c in candidates]
-    query = self.query_text(user, instruction)
+    candidates, reading = [str(c) for c in candidates], reading or nullcontext
     if rvec is None and instruction: rvec = self.enc.encode_queries([instruction])[0]
-    if qvec is None: qvec = self.query_vector(user, instruction, rvec, query)
-    ev, sub, feats = self._evidence(user, candidates, qvec, query, rvec)
-    context = dict(matrix=feats, user_notes=self.store.latest_of(user, self.cfg.recent * 2, kind='user'), subgraph=sub,
-               candidate_notes={c: self.store.get(self.item_note_id(c)) for c in candidates})
+    with reading():
+        query = self.query_text(user, instruction)
+        if qvec is None: qvec = self.query_vector(user, instruction, rvec, query)
+    ev, sub, feats = self._evidence(user, candidates, qvec, query, rvec, reading)
+    with reading():
+        context = dict(matrix=feats, user_notes=self.store.latest_of(user, self.cfg.recent * 2, kind='user'), subgraph=sub,
+                       candidate_notes={c: self.store.get(self.item_note_id(c)) for c in candidates})
     out = self.rec.rank(dict(user=user, candidates=candidates, instruction=instruction), ev, context)
-    return Recommendation(user, out['ranking'], out['scores'], self.explain(user, candidates, ev), ev.facets[:10])
+    with reading(): return Recommendation(user, out['ranking'], out['scores'], self.explain(user, candidates, ev), ev.facets[:10])
 
 # %% ../nbs/library/06_retrieval.ipynb #85b0afb4
 @patch

@@ -204,6 +204,7 @@ class Service:
         self._saved = threading.Event(); self._saved.set()   # clear while a checkpoint is being written
         self._writing = threading.Lock()   # held while the writer prepares and commits a batch: a forget waits for it
         self._ranking = threading.BoundedSemaphore(rankers)
+        self.calls_online = getattr(mem.mem, 'synthesis', None) == 'llm' or hasattr(mem.rec, 'ledger')   # an LLM synthesis or an LLM rank agent: a recommendation waits on a model (see `_ranked`)
         self.checkpoint_events, self.checkpoint_seconds, self._unsaved, self._saved_at = checkpoint_events, checkpoint_seconds, 0, time.monotonic()
         mem.checkpoint_extra = getattr(mem, 'checkpoint_extra', {})   # a memory just created has none yet
         self.applied = self.sent = int(mem.checkpoint_extra.get('events', 0))   # the last event the memory holds; the last sent to the writer process
@@ -474,17 +475,34 @@ def _check(self, key:Key, user:str, candidates:list[str]):
 
 @patch_to(Service)
 def _ranked(self, key:Key, user:str, candidates:list[str], request:str|None)->tuple:
-    "Rank under the read lock: (version, recommendation, the notes its paths name)."
-    with self._ranking, self.rw.read():
-        self._check(key, user, candidates)
-        version = self.applied
-        r = self.mem.recommend(user, candidates, request)
-        if r.ranking is None or sorted(r.ranking) != sorted(candidates):
-            raise ApiError(502, 'ranking', "the rank agent gave no ranking of these candidates (its LLM call failed, or its answer named none of them)", "retry; /v1/stats counts these under llm")
-        ids = dict.fromkeys(i for ps in r.paths.values() for p in ps for i in p['nodes'])
-        notes = {self._ref(key, i): self.note_view(key, i) for i in ids}
-        paths = {c: [dict(p, nodes=[self._ref(key, i) for i in p['nodes']]) for p in ps] for c, ps in r.paths.items()}
-    return version, r, paths, notes
+    "Rank: (version, recommendation, the notes its paths name). Under the read lock; with agents that call a model online, only the reads are (`_read_turn`), the calls outside it."
+    if not self.calls_online:
+        with self._ranking, self.rw.read():
+            self._check(key, user, candidates)
+            version = self.applied
+            r = self.mem.recommend(user, candidates, request)
+            return (version, r) + self._shown(key, r, candidates)
+    with self._read_turn(): self._check(key, user, candidates)
+    r = self.mem.recommend(user, candidates, request, reading=self._read_turn)
+    with self._read_turn(): return (self.applied, r) + self._shown(key, r, candidates)
+
+@patch_to(Service)
+@contextmanager
+def _read_turn(self):
+    "One read of a recommendation whose agents call a model: a ranking slot and the read lock, for the reads only."
+    with self._ranking, self.rw.read(): yield
+
+@patch_to(Service)
+def _shown(self, key:Key, r, # a `Recommendation`
+           candidates:list[str])->tuple:
+    "(paths, notes): the evidence paths as this key sees them, and every note they name; under the read lock. A path through a note no longer in the memory (forgotten since the ranking read it) is left out."
+    if r.ranking is None or sorted(r.ranking) != sorted(candidates):
+        raise ApiError(502, 'ranking', "the rank agent gave no ranking of these candidates (its LLM call failed, or its answer named none of them)", "retry; /v1/stats counts these under llm")
+    store = self.mem.store
+    kept = {c: [p for p in ps if all(i in store for i in p['nodes'])] for c, ps in r.paths.items()}
+    ids = dict.fromkeys(i for ps in kept.values() for p in ps for i in p['nodes'])
+    notes = {self._ref(key, i): self.note_view(key, i) for i in ids}
+    return {c: [dict(p, nodes=[self._ref(key, i) for i in p['nodes']]) for p in ps] for c, ps in kept.items()}, notes
 
 @patch_to(Service)
 def recommend(self, key:Key, q:RecommendIn)->dict:
