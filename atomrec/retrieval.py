@@ -107,7 +107,8 @@ def _evidence(self:AtomRec, user:str, candidates:list[str], qvec:np.ndarray, que
     "Retrieve, synthesise and compute the ranker's signals: (evidence, subgraph, features)."
     if self.items is not None: self.add_items([c for c in candidates if self.item_note_id(c) not in self.store])
     seeds, sub = self.retrieve(user, qvec)
-    ev = self.mem.synthesise(query, seeds, sub, self.cfg.hops if (self.cfg.links and self.cfg.link_retrieval) else 0)
+    sub = self.crossing.subgraph(sub, user)   # other owners' notes as this user may be shown them
+    ev = self.crossing.evidence(self.mem.synthesise(query, seeds, sub, self.cfg.hops if (self.cfg.links and self.cfg.link_retrieval) else 0), user)
     return ev, sub, self.features(user, candidates, qvec, ev, rvec)
 
 # %% ../nbs/library/06_retrieval.ipynb #e2fa9790
