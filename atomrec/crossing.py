@@ -99,6 +99,10 @@ def _tidy(t:str)->str:
     t = re.sub(r'(:)\s*[,;]\s*', r'\1 ', t)
     return re.sub(r'^[\s,;:]+|[\s,;:]+$', '', t)
 
+def _strip(t:str, bad:set, mark:str='')->str:
+    "`t` with the words of `bad` (lower case) replaced by `mark`, tidied."
+    return _tidy(_TOKEN.sub(lambda m: mark if m.group(0).lower() in bad else m.group(0), t))
+
 @patch_to(Crossing)
 def term(self, t:str, # a keyword, tag, facet or any short text
          reader:str|None=None, # who will read it (None: anyone)
@@ -134,7 +138,7 @@ def text(self, s:str, # a free text
             if len(self._safe) >= 200_000: self._safe.clear()
             self._safe.add(s)
         return s
-    return _tidy(_TOKEN.sub(lambda m: mark if m.group(0).lower() in bad else m.group(0), s))
+    return _strip(s, bad, mark)
 
 # %% ../nbs/library/03a_crossing.ipynb #ce19a2a8
 @patch_to(Crossing)
@@ -202,7 +206,7 @@ def constructed(self, notes:list, # new notes an LLM constructed in one call (th
         if not bad: continue
         n.keywords = [t for t in n.keywords if bad.isdisjoint(tokens(t))]
         n.tags = [t for t in n.tags if bad.isdisjoint(tokens(t))]
-        if bad & set(tokens(n.context)): n.context = _tidy(_TOKEN.sub(lambda m: '' if m.group(0).lower() in bad else m.group(0), n.context))
+        if bad & set(tokens(n.context)): n.context = _strip(n.context, bad)
     return notes
 
 @patch_to(Crossing)
@@ -215,18 +219,29 @@ def subgraph(self, sub:dict, # note id -> note (a retrieval's subgraph)
     return sub if all(out[i] is sub[i] for i in sub) else out
 
 @patch_to(Crossing)
+def withheld(self, text:str, # a text a synthesis shows its caller
+             reader:str, # the caller
+             own:set=frozenset(), # words that are the caller's own in this call (its request: see `evidence`)
+            )->set:
+    "The words of `text` another user's evidence holds that may not cross to `reader` (not `own`, not public, not k-anonymous, not the reader's)."
+    return {w for w in tokens(text) if w in self.users and w not in own and not self.allows(w, reader)}
+
+@patch_to(Crossing)
 def evidence(self, ev:Evidence, # a synthesis
              reader:str, # the user it is shown to
+             request:str='', # the text the synthesis was asked with (the caller's request and its own notes, `AtomRec.query_text`)
             )->Evidence:
-    "`ev` as `reader` may be shown it: facets, path relations (and reasons), summary."
+    "`ev` as `reader` may be shown it: facets, path relations (and reasons) and summary without a word of another user's evidence that may not cross; the request's words and words no evidence holds stay."
     if not self.users: return ev
-    facets = [(f, w) for f, w in ev.facets if self.term(f, reader)]
+    own = frozenset(tokens(request))
+    cut = lambda s: _strip(s, bad) if s and (bad := self.withheld(s, reader, own)) else s
+    facets = [(f, w) for f, w in ev.facets if not self.withheld(f, reader, own)]
     paths = []
     for p in ev.paths:
-        rel = [self.text(r, reader) for r in p.relations]
+        rel = [cut(r) for r in p.relations]
         why = getattr(p, 'why', None)
-        kw = dict(relations=rel) | ({} if why is None else dict(why=self.text(why, reader)))
+        kw = dict(relations=rel) | ({} if why is None else dict(why=cut(why)))
         paths.append(p if rel == p.relations and kw.get('why', why) == why else dataclasses.replace(p, **kw))
-    summary = self.text(ev.summary, reader)
+    summary = cut(ev.summary)
     if facets == ev.facets and all(a is b for a, b in zip(paths, ev.paths)) and summary == ev.summary: return ev
     return dataclasses.replace(ev, facets=facets, paths=paths, summary=summary)
