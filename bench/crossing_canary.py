@@ -25,11 +25,28 @@ def places(obj, ws, where=''):
         return [(where, w) for w in sorted(found)]
     return []
 
+def ingested(c, v:int, # the client (an admin key: `/v1/stats` gives the memory's version) and the version to reach
+             bound:float, # seconds to wait in all
+             stall:float, # seconds without one more event applied before giving up
+            )->int:
+    "Wait until the memory has applied every event up to `v` (the writer may take many minutes on loaded cores): poll `/v1/stats`, report progress, give up only after `bound` s, or after `stall` s without progress."
+    t0 = last_t = time.monotonic(); last = shown = -1
+    while True:
+        now, got = time.monotonic(), c.stats()['version']
+        if got >= v: print(f'ingest: {got} of {v} events applied in {now - t0:.0f} s', flush=True); return got
+        if got > last: last, last_t = got, now
+        if now - t0 > bound or now - last_t > stall:
+            raise TimeoutError(f'the memory holds events up to {got} of {v} after {now - t0:.0f} s ({now - last_t:.0f} s without progress): pass a larger --ingest-timeout or --stall-timeout')
+        if now - shown >= 60: print(f'ingest: {got} of {v} events applied after {now - t0:.0f} s', flush=True); shown = now
+        time.sleep(2)
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--data', default='beauty', help='a dataset with review text (RecBole atomic files with review_text)')
     ap.add_argument('--canaries', type=int, default=20, help="how many of the user's rarest words to look for")
     ap.add_argument('--out', default=None, help='JSON report to write')
+    ap.add_argument('--ingest-timeout', type=float, default=4 * 3600, help='seconds to wait for the writer to apply every event')
+    ap.add_argument('--stall-timeout', type=float, default=900, help='seconds without one more event applied before giving up')
     a = ap.parse_args()
     from atomrec.eval.data import load_dataset
     from atomrec.serve.app import Service, Key, ADMIN, open_memory, start
@@ -73,13 +90,18 @@ def main():
             for i in cands: get(f'explain {i}', c.explain, user, i, cands)
         get('stats', c.stats)
         return out
-    rep = dict(data=a.data, A=A, B=B, canaries=sorted(canary))
+    import atomrec, subprocess
+    git = lambda *x: subprocess.run(['git', '-C', str(Path(atomrec.__file__).parent), *x], capture_output=True, text=True).stdout.strip()
+    rep = dict(data=a.data, code=git('rev-parse', '--short', 'HEAD') + ('+changes' if git('status', '--porcelain', '--untracked-files=no') else ''),
+               A=A, B=B, canaries=sorted(canary))
     t0 = time.time()
     try:
         evs = [dict(id=f'e{k}', user=str(r.user_id), item=str(r.item_id), timestamp=float(r.timestamp), rating=float(r.rating), review=str(r.review_text or '')[:10_000],
                     **({'extra': {'review_title': str(r.review_title)[:1000]}} if r.review_title else {})) for k, r in enumerate(inter.itertuples())]
-        with Client(url, 'admin-key-0000000000', patience=600, timeout=600) as c:
+        with Client(url, 'admin-key-0000000000', timeout=600) as c:
             for k in range(0, len(evs), 500): v = c.add(evs[k:k + 500])['accepted_version']
+            rep['events'] = v
+            ingested(c, v, a.ingest_timeout, a.stall_timeout)
             c.recommend(A, cands, min_version=v, wait=30)
         rep['ingest_s'] = round(time.time() - t0, 1)
         with Client(url, 'user-b-key-000000000', timeout=600) as c: rep['b_reads_own'] = len([p for _, x in readable(c, B, False) for p in places(x, canary)])
