@@ -91,7 +91,7 @@ def main():
         get('stats', c.stats)
         return out
     import atomrec, subprocess
-    git = lambda *x: subprocess.run(['git', '-C', str(Path(atomrec.__file__).parent), *x], capture_output=True, text=True).stdout.strip()
+    git = lambda *x: subprocess.run(['git', '--no-optional-locks', '-C', str(Path(atomrec.__file__).parent), *x], capture_output=True, text=True).stdout.strip()
     rep = dict(data=a.data, code=git('rev-parse', '--short', 'HEAD') + ('+changes' if git('status', '--porcelain', '--untracked-files=no') else ''),
                A=A, B=B, canaries=sorted(canary))
     t0 = time.time()
