@@ -2,7 +2,7 @@
 (in no item's text and in no other user's review) must appear nowhere another user's key can read, and, once that user is
 forgotten, nowhere any key can read.
 
-    python bench/crossing_canary.py [--data beauty] [--out bench/results/crossing_canary-beauty.json]
+    python bench/crossing_canary.py [--data beauty] [--users N] [--out bench/results/crossing_canary-beauty.json]
 
 It serves the whole dataset (every interaction, with its review text and title) on loopback with rule agents and three keys
 (admin, user A, user B: B the user whose reviews hold the most words no one else wrote, A the user who rated most of B's items),
@@ -29,15 +29,18 @@ def ingested(c, v:int, # the client (an admin key: `/v1/stats` gives the memory'
              bound:float, # seconds to wait in all
              stall:float, # seconds without one more event applied before giving up
             )->int:
-    "Wait until the memory has applied every event up to `v` (the writer may take many minutes on loaded cores): poll `/v1/stats`, report progress, give up only after `bound` s, or after `stall` s without progress."
-    t0 = last_t = time.monotonic(); last = shown = -1
+    "Wait until the memory has applied every event up to `v` (the writer may take many minutes on loaded cores): poll `/v1/stats`, report progress, give up only after `bound` s, or after `stall` s without progress. Both count the time this process ran: a gap of more than 30 s between two polls (the process was stopped, as a shared machine may stop low-priority jobs) counts 30 s; a poll that times out is asked again."
+    import httpx
+    awake = last_t = shown = 0.0; prev = t0 = time.monotonic(); last = got = -1
     while True:
-        now, got = time.monotonic(), c.stats()['version']
-        if got >= v: print(f'ingest: {got} of {v} events applied in {now - t0:.0f} s', flush=True); return got
-        if got > last: last, last_t = got, now
-        if now - t0 > bound or now - last_t > stall:
-            raise TimeoutError(f'the memory holds events up to {got} of {v} after {now - t0:.0f} s ({now - last_t:.0f} s without progress): pass a larger --ingest-timeout or --stall-timeout')
-        if now - shown >= 60: print(f'ingest: {got} of {v} events applied after {now - t0:.0f} s', flush=True); shown = now
+        try: got = c.stats()['version']
+        except httpx.TimeoutException: pass
+        now = time.monotonic(); awake += min(now - prev, 30.0); prev = now
+        if got >= v: print(f'ingest: {got} of {v} events applied in {now - t0:.0f} s ({awake:.0f} s running)', flush=True); return got
+        if got > last: last, last_t = got, awake
+        if awake > bound or awake - last_t > stall:
+            raise TimeoutError(f'the memory holds events up to {got} of {v} after {awake:.0f} s running ({awake - last_t:.0f} s without progress): pass a larger --ingest-timeout or --stall-timeout')
+        if awake - shown >= 60: print(f'ingest: {got} of {v} events applied after {now - t0:.0f} s ({awake:.0f} s running)', flush=True); shown = awake
         time.sleep(2)
 
 def main():
@@ -47,6 +50,7 @@ def main():
     ap.add_argument('--out', default=None, help='JSON report to write')
     ap.add_argument('--ingest-timeout', type=float, default=4 * 3600, help='seconds to wait for the writer to apply every event')
     ap.add_argument('--stall-timeout', type=float, default=900, help='seconds without one more event applied before giving up')
+    ap.add_argument('--users', type=int, default=0, help='serve only B, A and the users sharing most items with B, this many in all (0: every user)')
     a = ap.parse_args()
     from atomrec.eval.data import load_dataset
     from atomrec.serve.app import Service, Key, ADMIN, open_memory, start
@@ -65,7 +69,13 @@ def main():
     B = max(only, key=lambda u: (len(only[u]), u))
     canary = set(w for w, _ in sorted(only[B].items(), key=lambda x: (x[1], x[0]))[:a.canaries])   # the rarest first
     b_items = set(inter.item_id[inter.user_id == B])
-    A = max((u for u in inter.user_id.unique() if u != B), key=lambda u: (len(b_items & set(inter.item_id[inter.user_id == u])), (inter.user_id == u).sum(), u))
+    shared = lambda u: (len(b_items & set(inter.item_id[inter.user_id == u])), (inter.user_id == u).sum(), u)
+    A = max((u for u in inter.user_id.unique() if u != B), key=shared)
+    n_users = inter.user_id.nunique()
+    if a.users and a.users < n_users:   # B, A and the users who share most items with B (B's words are still only B's in the whole data)
+        keep = {B, A} | set(sorted((u for u in inter.user_id.unique() if u not in (B, A)), key=shared, reverse=True)[:max(0, a.users - 2)])
+        inter = inter[inter.user_id.isin(keep)].reset_index(drop=True)
+    print(f'serving {inter.user_id.nunique()} of {n_users} users ({len(inter)} interactions)', flush=True)
     print(f'B = {B} ({(inter.user_id == B).sum()} reviews, {len(only[B])} words only they wrote); A = {A} ({len(b_items & set(inter.item_id[inter.user_id == A]))} items in common)', flush=True)
     print('canaries:', sorted(canary), flush=True)
     d = Path(tempfile.mkdtemp())
@@ -92,25 +102,25 @@ def main():
         return out
     import atomrec, subprocess
     git = lambda *x: subprocess.run(['git', '--no-optional-locks', '-C', str(Path(atomrec.__file__).parent), *x], capture_output=True, text=True).stdout.strip()
-    rep = dict(data=a.data, code=git('rev-parse', '--short', 'HEAD') + ('+changes' if git('status', '--porcelain', '--untracked-files=no') else ''),
+    rep = dict(data=a.data, users=inter.user_id.nunique(), interactions=len(inter), code=git('rev-parse', '--short', 'HEAD') + ('+changes' if git('status', '--porcelain', '--untracked-files=no') else ''),
                A=A, B=B, canaries=sorted(canary))
     t0 = time.time()
     try:
         evs = [dict(id=f'e{k}', user=str(r.user_id), item=str(r.item_id), timestamp=float(r.timestamp), rating=float(r.rating), review=str(r.review_text or '')[:10_000],
                     **({'extra': {'review_title': str(r.review_title)[:1000]}} if r.review_title else {})) for k, r in enumerate(inter.itertuples())]
-        with Client(url, 'admin-key-0000000000', timeout=600) as c:
+        with Client(url, 'admin-key-0000000000', timeout=3600) as c:
             for k in range(0, len(evs), 500): v = c.add(evs[k:k + 500])['accepted_version']
             rep['events'] = v
             ingested(c, v, a.ingest_timeout, a.stall_timeout)
             c.recommend(A, cands, min_version=v, wait=30)
         rep['ingest_s'] = round(time.time() - t0, 1)
-        with Client(url, 'user-b-key-000000000', timeout=600) as c: rep['b_reads_own'] = len([p for _, x in readable(c, B, False) for p in places(x, canary)])
-        with Client(url, 'user-a-key-000000000', timeout=600) as c: leaks = [(n, p, w) for n, x in readable(c, A) for p, w in places(x, canary)]
+        with Client(url, 'user-b-key-000000000', timeout=3600) as c: rep['b_reads_own'] = len([p for _, x in readable(c, B, False) for p in places(x, canary)])
+        with Client(url, 'user-a-key-000000000', timeout=3600) as c: leaks = [(n, p, w) for n, x in readable(c, A) for p, w in places(x, canary)]
         rep['a_reads'] = len(leaks); rep['a_examples'] = leaks[:10]; rep['a_where'] = dict(Counter(n.split(' ')[0] for n, _, _ in leaks))
-        with Client(url, 'user-b-key-000000000', timeout=600) as c: f = c.forget(B)
+        with Client(url, 'user-b-key-000000000', timeout=3600) as c: f = c.forget(B)
         rep['forget'] = dict(notes=len(f['notes']), revised=len(f['revised']), reverted=len(f.get('reverted', [])))
         after = []
-        with Client(url, 'admin-key-0000000000', timeout=600) as c:
+        with Client(url, 'admin-key-0000000000', timeout=3600) as c:
             for k, u in enumerate(sorted(inter.user_id.unique())):
                 after += [(u, n, p, w) for n, x in readable(c, u, all_items=(k == 0), deep=(u == A)) for p, w in places(x, canary)]   # every user's notes; A's history, recommendations and explanations too
         rep['after_forget_any_key'] = len(after); rep['after_examples'] = after[:10]
