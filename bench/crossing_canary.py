@@ -57,7 +57,7 @@ def main():
     from atomrec.serve.client import Client, ServiceError
     con = load_dataset(a.data)
     items = con.sql('select * from items').df(); inter = con.sql('select * from interactions order by timestamp, line').df()
-    public = {w for c in items.columns if items[c].dtype == object for t in items[c] for w in words(t)}
+    public = {w for c in items.columns if not pd.api.types.is_numeric_dtype(items[c]) for t in items[c] for w in words(t)}   # text columns of any dtype (pandas' `str` is not `object`)
     review = lambda r: f"{r.review_title or ''} {r.review_text or ''}"
     users_of = defaultdict(set)
     for r in inter.itertuples():
