@@ -46,7 +46,7 @@ def ingested(c, v:int, # the client (an admin key: `/v1/stats` gives the memory'
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--data', default='beauty', help='a dataset with review text (RecBole atomic files with review_text)')
-    ap.add_argument('--canaries', type=int, default=20, help="how many of the user's rarest words to look for")
+    ap.add_argument('--canaries', type=int, default=20, help="how many of the user's rarest words to look for (and as many of the words their notes' keywords hold)")
     ap.add_argument('--out', default=None, help='JSON report to write')
     ap.add_argument('--ingest-timeout', type=float, default=4 * 3600, help='seconds to wait for the writer to apply every event')
     ap.add_argument('--stall-timeout', type=float, default=900, help='seconds without one more event applied before giving up')
@@ -114,16 +114,24 @@ def main():
             ingested(c, v, a.ingest_timeout, a.stall_timeout)
             c.recommend(A, cands, min_version=v, wait=30)
         rep['ingest_s'] = round(time.time() - t0, 1)
-        with Client(url, 'user-b-key-000000000', timeout=3600) as c: rep['b_reads_own'] = len([p for _, x in readable(c, B, False) for p in places(x, canary)])
-        with Client(url, 'user-a-key-000000000', timeout=3600) as c: leaks = [(n, p, w) for n, x in readable(c, A) for p, w in places(x, canary)]
-        rep['a_reads'] = len(leaks); rep['a_examples'] = leaks[:10]; rep['a_where'] = dict(Counter(n.split(' ')[0] for n, _, _ in leaks))
+        with Client(url, 'user-b-key-000000000', timeout=3600) as c:   # the second set: B's words that their notes' keywords, tags and contexts hold (what evolution would copy)
+            kw = Counter(w for n in c.notes(B)['notes'] for t in [*n.get('keywords', []), *n.get('tags', []), n.get('context', '')] for w in words(t) if w in only[B])
+            canary_kw = set(w for w, _ in sorted(kw.items(), key=lambda x: (-x[1], x[0]))[:a.canaries])
+            rep['canaries_keywords'] = sorted(canary_kw); print('canaries from their notes\' keywords:', sorted(canary_kw), flush=True)
+            both = canary | canary_kw
+            mine = [w for _, x in readable(c, B, False) for _, w in places(x, both)]
+            rep['b_reads_own'] = sum(w in canary for w in mine); rep['b_reads_own_keywords'] = sum(w in canary_kw for w in mine)
+        with Client(url, 'user-a-key-000000000', timeout=3600) as c: leaks = [(n, p, w) for n, x in readable(c, A) for p, w in places(x, both)]
+        rep['a_reads'] = sum(w in canary for *_, w in leaks); rep['a_reads_keywords'] = sum(w in canary_kw for *_, w in leaks)
+        rep['a_examples'] = leaks[:10]; rep['a_where'] = dict(Counter(n.split(' ')[0] for n, _, _ in leaks))
         with Client(url, 'user-b-key-000000000', timeout=3600) as c: f = c.forget(B)
         rep['forget'] = dict(notes=len(f['notes']), revised=len(f['revised']), reverted=len(f.get('reverted', [])))
         after = []
         with Client(url, 'admin-key-0000000000', timeout=3600) as c:
             for k, u in enumerate(sorted(inter.user_id.unique())):
-                after += [(u, n, p, w) for n, x in readable(c, u, all_items=(k == 0), deep=(u == A)) for p, w in places(x, canary)]   # every user's notes; A's history, recommendations and explanations too
-        rep['after_forget_any_key'] = len(after); rep['after_examples'] = after[:10]
+                after += [(u, n, p, w) for n, x in readable(c, u, all_items=(k == 0), deep=(u == A)) for p, w in places(x, both)]   # every user's notes; A's history, recommendations and explanations too
+        rep['after_forget_any_key'] = sum(w in canary for *_, w in after); rep['after_forget_any_key_keywords'] = sum(w in canary_kw for *_, w in after)
+        rep['after_examples'] = after[:10]
     finally:
         server.should_exit = True; time.sleep(0.3); svc.close()
     print(json.dumps({k: v for k, v in rep.items() if 'examples' not in k}), flush=True)
