@@ -65,6 +65,7 @@ class AtomRecConfig:
     evolve:bool = True        # evolve neighbours (False: append-only memory)
     link_retrieval:bool = True  # expand links at retrieval (False: seeds only)
     ivf_min:int = 100_000     # memories of at least this many notes take their seeds from the IVF index (`atomrec.index`), smaller ones by exact search
+    k_anonymous:int = 5       # a word of one user's private evidence (review, extra fields) crosses to another owner's note only if public or in this many users' evidence (`atomrec.crossing`)
 
     def to_dict(self)->dict: return asdict(self)
     @classmethod

@@ -17,6 +17,7 @@ from .store import AtomicNote, NoteStore, EvolutionLog
 from .index import SeedIndex, CENTROIDS_FILE, load_centroids
 from .encoder import Encoder
 from .agents import *
+from .crossing import Crossing
 from .ranking import RuleRecAgent
 
 # %% auto #0
@@ -171,6 +172,7 @@ class AtomRec:
         self.enc = encoder or Encoder(self.cfg.encoder)
         self.embedder = NoteEmbedder(self.enc, self.cfg, embed)
         self.mem = memory_agent or RuleMemoryAgent()
+        self.crossing = self.mem.crossing = Crossing(self.cfg.k_anonymous)   # what of one user's evidence may reach another owner (the agent's prompts ask it too)
         self.rec = rec_agent or RuleRecAgent()
         self.progress, self.items, self.stats = progress, None, Counter()
         self.batch, self.checkpoint_every = max(1, int(batch)), checkpoint_every
@@ -249,6 +251,7 @@ def set_items(self:AtomRec, items:pd.DataFrame, # item_id, title, text, optional
     self.items = items.set_index('item_id', drop=False)
     self._items_saved = False
     cat_col = next((c for c in ('categories', 'genres', 'category') if c in items.columns), None)
+    self.crossing.add_public([*items.item_id, *(v for c in items.columns if c != 'item_id' and not pd.api.types.is_numeric_dtype(items[c]) for v in items[c])])   # the item table is public
     if isinstance(self.mem, RuleMemoryAgent):
         self.mem.fit_corpus(dict(zip(items.item_id, items.text)), dict(zip(items.item_id, items[cat_col].astype(str))) if cat_col else None)
     return self
@@ -278,7 +281,7 @@ def _link_notes(self:AtomRec, note, nb_notes:list, # (neighbour note, cos), the 
     "Links for `note` from its neighbours' notes, as the config asks (`_links` with the notes looked up)."
     if not self.cfg.relation_text:   # embedding-only links: cosine alone decides, no relation text
         return [(nb.id, '') for nb, c in nb_notes if c >= getattr(self.mem, 'min_link_cos', 0.55)]
-    return self.mem.link(note, nb_notes)
+    return self.crossing.links(note, nb_notes, self.mem.link(note, nb_notes))   # relation texts to another owner's note: what may cross
 
 # %% ../nbs/library/04_memory.ipynb #79a48fea
 @patch
@@ -463,6 +466,7 @@ def _took(self:AtomRec, note):
     self._seq[note.owner] += 1
     if self._trans is not None: self._trans_new.append(note)   # `transitions` counts it when next read
     self._item_user_notes[note.item_id].append(note.id); self._user_items[note.owner].add(note.item_id)
+    self.crossing.saw(note.owner, note.content)   # its private words counted (`atomrec.crossing`)
 
 # %% ../nbs/library/04_memory.ipynb #ac87045b
 _JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True)   # what the evolution log writes (one encoder, not one per call)
@@ -490,6 +494,7 @@ def _revise(self:AtomRec, note, # the new note that causes the revisions
            ):
     "Apply the agent's revisions field by field (keywords, tags, context, links; embedding recomputed), log each one with its cause, store them."
     changed, max_links = [], getattr(self.mem, 'max_links', 40)
+    revs = [self.crossing.revision(r, seen.get(r.note_id), note) for r in revs]   # what may cross to another owner's note (`atomrec.crossing`)
     for r in revs:
         saw = seen.get(r.note_id)
         if saw is None: continue        # an agent may only revise the neighbours it was shown
@@ -644,6 +649,7 @@ def _restore(self:AtomRec, checkpoint:dict):
     "Rebuild the in-memory indices (who has notes on what, each user's note count) from the user notes, in the order they were written."
     for n in self.store.get_many(self.store.ids('user')):
         self._item_user_notes[n.item_id].append(n.id); self._user_items[n.owner].add(n.item_id); self._seq[n.owner] += 1
+        self.crossing.saw(n.owner, n.content)
 
 # %% ../nbs/library/04_memory.ipynb #91d8a13b
 class Prepared(NamedTuple):

@@ -111,8 +111,11 @@ def _evidence(self:AtomRec, user:str, candidates:list[str], qvec:np.ndarray, que
     with reading():
         if self.items is not None: self.add_items([c for c in candidates if self.item_note_id(c) not in self.store])
         seeds, sub = self.retrieve(user, qvec)
+        sub = self.crossing.subgraph(sub, user)   # other owners' notes as this user may be shown them
     ev = self.mem.synthesise(query, seeds, sub, self.cfg.hops if (self.cfg.links and self.cfg.link_retrieval) else 0)
-    with reading(): return ev, sub, self.features(user, candidates, qvec, ev, rvec)
+    with reading():
+        ev = self.crossing.evidence(ev, user, query)   # as this user may be shown it: the request is theirs (it stays), another user's private words do not
+        return ev, sub, self.features(user, candidates, qvec, ev, rvec)
 
 # %% ../nbs/library/06_retrieval.ipynb #e2fa9790
 @patch

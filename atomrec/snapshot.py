@@ -75,7 +75,7 @@ def _link_evolve(self:AtomRec, note, # a new note, constructed and embedded
     "The agent's half of writing one note: (its links, the revisions it causes, neighbour id -> the neighbours those may revise)."
     cfg, tau = self.cfg, self.cfg.tau_evo
     fused = batched and getattr(self.mem, 'batched_calls', False) and cfg.links and cfg.relation_text and cfg.evolve
-    if fused: links, revs = self.mem.link_evolve(note, nb, tau)
+    if fused: links, revs = self.mem.link_evolve(note, nb, tau); links = self.crossing.links(note, nb, links)   # relation texts to another owner's note: what may cross
     else: links = self._link_notes(note, nb) if cfg.links and nb else []
     linked = {i for i, _ in links}
     seen = {n.id: n for n, c in nb if n.id in linked or c > tau} if cfg.evolve else {}

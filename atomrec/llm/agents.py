@@ -287,7 +287,8 @@ class LLMMemoryAgent(MemoryAgent):
              facets:bool=True, # show its keywords, tags and context
              compact:bool=False, # the short line of a batched call: half the content, three keywords and tags, a shorter context
             )->str:
-        "One numbered note as a data line."
+        "One numbered note as a data line (another owner's note as the rule lets its words cross, see `atomrec.crossing`)."
+        if ref is not None and getattr(self, 'crossing', None) is not None: n = self.crossing.view(n, ref.owner if ref.kind == 'user' else None)
         s = f"[{k}] {_who(n, ref)}: {clean(n.content, self.chars // 2 if compact else self.chars)}"
         f = (_facets(n, 3, 60) if compact else _facets(n)) if facets else ''
         return s + (f" ({f})" if f else '')
@@ -327,6 +328,7 @@ def _construct(self:LLMMemoryAgent, batch, recent):
         if k in done: continue
         done.add(k); n = batch[k - 1]
         n.keywords, n.tags, n.context = _terms(o['keywords'], self.L['keywords']), _terms(o['tags'], self.L['tags'], 30), clean(o['context'], self.L['context'])
+    if getattr(self, 'crossing', None) is not None: self.crossing.constructed(batch)   # several users' notes in one call: none takes another's words (`atomrec.crossing`)
     if unknown: self.ledger.count('construct', 'unknown_ids_dropped', unknown)
     if len(done) < len(batch):
         self.ledger.count('construct', 'missing_notes_empty', len(batch) - len(done))

@@ -32,6 +32,7 @@ def add_serve_args(p:argparse.ArgumentParser, # the parser to give the flags to
     p.add_argument('--switch-interval', type=float, default=1.0, help="milliseconds a Python thread runs before a waiting one may take over (Python's default: 5); shorter keeps recommendations responsive while the writer works")
     p.add_argument('--writer', default='auto', choices=['auto', 'process', 'thread'], help="where events are written: a process of its own (on a core of its own, beside the recommendations), this process's writer thread, or auto: a process for an atomic memory with the rule agent, a thread otherwise")
     p.add_argument('--rankers', type=int, default=2, help='recommendations computed at once; the others queue (more only share the interpreter with the writer)')
+    p.add_argument('--k-anonymous', type=int, help="users whose evidence (reviews, extra fields) must hold a word before it may reach another owner's note, an item's note or a relation text (default: the memory's; 5 for a new one)")
     p.add_argument('--encoder-cache', help="folder of the encoder's cache (default: in memory only)")
     p.add_argument('--max-body', type=int, default=1 << 20, help='largest request body in bytes')
     p.add_argument('--log-level', default='warning', help='uvicorn log level')
@@ -53,7 +54,7 @@ def cmd_serve(a:argparse.Namespace, # the parsed `atomrec serve` flags
         try:
             keys = load_keys(a.keys)
             if keys is None and not loopback: raise AtomRecError(f"--host {quote(a.host)} without keys: give --keys FILE (or $ATOMREC_KEYS); only loopback may run without keys")
-            mem = open_memory(a.memory, a.items, a.agent, a.ranker, a.encoder_cache, llm_options(a))
+            mem = open_memory(a.memory, a.items, a.agent, a.ranker, a.encoder_cache, llm_options(a), a.k_anonymous)
         except AtomRecError as e:
             print(f"atomrec serve: error: {e}", file=sys.stderr); sys.exit(2)
         sys.setswitchinterval(a.switch_interval / 1000)   # this process only: see the flag
