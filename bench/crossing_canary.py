@@ -4,7 +4,7 @@ forgotten, nowhere any key can read.
 
     python bench/crossing_canary.py [--data beauty] [--users N] [--out bench/results/crossing_canary-beauty.json]
 
-It serves the whole dataset (every interaction, with its review text and title) on loopback with rule agents and three keys
+It serves the dataset (every interaction, with its review text and title; or only `--users N` of its users) on loopback with rule agents and three keys
 (admin, user A, user B: B the user whose reviews hold the most words no one else wrote, A the user who rated most of B's items),
 then collects everything A's key can read (A's notes and their histories, every item's note and history, recommend with and
 without a request and explain, with their paths, facets and notes, /v1/stats) and counts the strings that hold a canary word;
