@@ -124,10 +124,10 @@ def recommend(self:AtomRec, user:str, # the user
               instruction:str|None=None, # the user's request, if any
               qvec:np.ndarray|None=None, # the retrieval query's vector (computed if None)
               rvec:np.ndarray|None=None, # the request's own vector (computed if None and there is a request)
-              reading=None, # None: read the memory freely; else every read happens inside `with reading():` and the agents' calls outside (a service passes its read lock)
+              reading=nullcontext, # every read happens inside `with reading():`, the agents' calls outside (a service passes its read lock; the default holds nothing)
              )->Recommendation:
     "Rank `candidates` for `user` from memory; returns ranking, scores and the evidence paths per candidate."
-    candidates, reading = [str(c) for c in candidates], reading or nullcontext
+    candidates = [str(c) for c in candidates]
     if rvec is None and instruction: rvec = self.enc.encode_queries([instruction])[0]
     with reading():
         query = self.query_text(user, instruction)

@@ -424,7 +424,7 @@ def _check(self, key:Key, user:str, candidates:list[str]):
 def _ranked(self, key:Key, user:str, candidates:list[str], request:str|None)->tuple:
     "Rank: (version, recommendation, the notes its paths name). Under the read lock; with agents that call a model online, only the reads are (`_read_turn`), the calls outside it."
     if not self.calls_online:
-        with self._ranking, self.rw.read():
+        with self._read_turn():
             self._check(key, user, candidates)
             version = self.applied
             r = self.mem.recommend(user, candidates, request)
@@ -436,7 +436,7 @@ def _ranked(self, key:Key, user:str, candidates:list[str], request:str|None)->tu
 @patch_to(Service)
 @contextmanager
 def _read_turn(self):
-    "One read of a recommendation whose agents call a model: a ranking slot and the read lock, for the reads only."
+    "A ranking slot and the read lock: a whole recommendation, or (agents that call a model) each of its reads."
     with self._ranking, self.rw.read(): yield
 
 @patch_to(Service)
