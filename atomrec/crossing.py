@@ -33,13 +33,13 @@ class Crossing:
         self.k, self.public = int(k), set(SYSTEM_WORDS)
         self.users = Counter()               # private word -> how many distinct users' evidence holds it
         self.words_of = defaultdict(set)     # user -> the private words of their evidence
-        self._lines, self._terms, self._safe, self._safe_notes = {}, {}, set(), set()   # a content line -> its private words; a term -> its words; texts and (note id, version)s in which anyone may read every word
+        self._lines, self._terms, self._safe, self._held, self._views = {}, {}, set(), {}, {}   # a content line -> its private words; a term -> its words; texts and (note id, version)s in which anyone may read every word
 
     def add_public(self, texts, # texts anyone may read (an item table's columns)
                   )->Crossing:
         "Make every word of `texts` public."
         new = {w for t in texts for w in tokens(str(t))} - self.public
-        if new: self.public |= new; self._lines.clear()
+        if new: self.public |= new; self._lines.clear(); self._changed()
         return self
 
     def is_public(self, word:str, # a lower-case word (see `tokens`)
@@ -68,7 +68,9 @@ class Crossing:
         p = self.private(text)
         if not p: return
         mine = self.words_of[user]
-        for w in p - mine: self.users[w] += 1
+        for w in p - mine:
+            self.users[w] += 1
+            if self.users[w] == self.k: self._changed()   # it crosses from now on
         mine |= p
 
     def forget(self, user:str, # a user leaving the memory
@@ -77,13 +79,17 @@ class Crossing:
         for w in self.words_of.pop(user, ()):
             self.users[w] -= 1
             if self.users[w] <= 0: del self.users[w]
-        self._safe.clear(); self._safe_notes.clear()   # a word may have dropped below k
+        self._safe.clear(); self._changed()   # a word may have dropped below k
 
     def allows(self, word:str, # a lower-case word (see `tokens`)
                reader:str|None=None, # the user who will read it (None: anyone, as in an item's note or a relation text)
               )->bool:
         "The rule: `word` may cross to where `reader` reads it if it is public, held by at least `k` users' evidence, or the reader's own."
         return self.is_public(word) or self.users.get(word, 0) >= self.k or (reader is not None and word in self.words_of.get(reader, ()))
+
+    def _changed(self):
+        "What may cross changed (a word became public or k-anonymous, or a user left): the notes judged so far are judged again."
+        self._held.clear(); self._views.clear()
 
     @property
     def withholds(self)->bool:
@@ -167,11 +173,9 @@ def links(self, note:AtomicNote, # a new note
     out = [(i, rel if i in mine else self.text(rel)) for i, rel in links]
     return links if out == links else out
 
-@patch_to(Crossing)
-def _cut(self, n:AtomicNote, reader:str|None)->tuple:
-    "A note's content, keywords, tags, context and links without the words that may not cross to `reader`."
-    return (self.text(n.content, reader, mark='…'), self.terms(n.keywords, reader), self.terms(n.tags, reader),
-            self.text(n.context, reader), [(j, self.text(r, reader)) for j, r in n.links])
+def _signature(n:AtomicNote)->tuple:
+    "A note's identity and every field `view` judges: a note stored without its links and later with them is the same id and version, not the same note to judge (strings keep their hash: cheap)."
+    return (n.id, n.version, n.content, n.context, tuple(n.keywords), tuple(n.tags), tuple(map(tuple, n.links)))
 
 @patch_to(Crossing)
 def view(self, n:AtomicNote, # a note
@@ -179,16 +183,31 @@ def view(self, n:AtomicNote, # a note
         )->AtomicNote:
     "`n` as `reader` may be shown it: itself, or a copy without the words that may not cross."
     if not self.users or (n.kind == 'user' and n.owner == reader): return n
-    key = (n.id, n.version)
-    if key in self._safe_notes: return n
-    have = (n.content, n.keywords, n.tags, n.context, n.links)
-    cut = self._cut(n, None)
-    if cut == have:   # nothing withheld from anyone: judged once per version
-        if len(self._safe_notes) >= 200_000: self._safe_notes.clear()
-        self._safe_notes.add(key); return n
-    if reader is not None and (cut := self._cut(n, reader)) == have: return n
-    v = n.copy(); v.content, v.keywords, v.tags, v.context, v.links = cut
+    sig = _signature(n)
+    held = self.held(n, sig)
+    bad = held - self.words_of[reader] if held and reader in self.words_of else held   # the reader's own words are theirs to see
+    if not bad: return n
+    key = (sig, self.k, bad)
+    if (v := self._views.get(key)) is None:   # readers who own none of its words see the same copy
+        if len(self._views) >= 50_000: self._views.clear()
+        strip = lambda s, mark='': _strip(s, bad, mark) if s and not bad.isdisjoint(tokens(s)) else s
+        keep = lambda ts: [t for t in ts if bad.isdisjoint(tokens(t))]
+        v = self._views[key] = n.copy()
+        v.content, v.keywords, v.tags, v.context, v.links = strip(n.content, '…'), keep(n.keywords), keep(n.tags), strip(n.context), [(j, strip(r)) for j, r in n.links]
     return v
+
+@patch_to(Crossing)
+def held(self, n:AtomicNote, # a note
+         sig:tuple|None=None, # its `_signature`, if the caller has it
+        )->frozenset:
+    "The words of `n` (content, keywords, tags, context, relation texts) that may cross to no one: judged once per note (its fields as they are) while what may cross stays the same."
+    key = (sig or _signature(n), self.k)
+    if (out := self._held.get(key)) is None:
+        if len(self._held) >= 200_000: self._held.clear()
+        words = set(self.private(n.content))   # the content's words, judged line by line once (`private`)
+        for s in (n.context, *n.keywords, *n.tags, *(r for _, r in n.links)): words.update(tokens(s))
+        out = self._held[key] = frozenset(w for w in words if not self.allows(w))
+    return out
 
 @patch_to(Crossing)
 def constructed(self, notes:list, # new notes an LLM constructed in one call (their keywords, tags and context just written)

@@ -104,15 +104,30 @@ def retrieve(self:AtomRec, user:str, # the user
 
 # %% ../nbs/library/06_retrieval.ipynb #58385c79
 @patch
+def _gathered(self:AtomRec, user:str, # the user
+              candidates:list[str], # item ids to rank
+              qvec:np.ndarray, # the retrieval query's vector
+             )->tuple:
+    "The reads before a synthesis: the candidates' missing item notes made, then the retrieval: (seeds, the subgraph as `user` may be shown it)."
+    if self.items is not None: self.add_items([c for c in candidates if self.item_note_id(c) not in self.store])
+    seeds, sub = self.retrieve(user, qvec)
+    return seeds, self.crossing.subgraph(sub, user)   # other owners' notes as this user may be shown them
+
+@patch
+def _synthesis(self:AtomRec, query:str, # the retrieval query's text
+               seeds:list, # (note id, score) seeds of the retrieval
+               sub:dict, # its subgraph
+              )->Evidence:
+    "The memory agent's synthesis of a retrieval: it may call a model, so never inside a read."
+    return self.mem.synthesise(query, seeds, sub, self.cfg.hops if (self.cfg.links and self.cfg.link_retrieval) else 0)
+
+@patch
 def _evidence(self:AtomRec, user:str, candidates:list[str], qvec:np.ndarray, query:str='', rvec:np.ndarray|None=None,
               reading=nullcontext, # a read of the memory happens inside `with reading():` (a service's read lock); the synthesis, which may call a model, outside it
              )->tuple:
     "Retrieve, synthesise and compute the ranker's signals: (evidence, subgraph, features)."
-    with reading():
-        if self.items is not None: self.add_items([c for c in candidates if self.item_note_id(c) not in self.store])
-        seeds, sub = self.retrieve(user, qvec)
-        sub = self.crossing.subgraph(sub, user)   # other owners' notes as this user may be shown them
-    ev = self.mem.synthesise(query, seeds, sub, self.cfg.hops if (self.cfg.links and self.cfg.link_retrieval) else 0)
+    with reading(): seeds, sub = self._gathered(user, candidates, qvec)
+    ev = self._synthesis(query, seeds, sub)
     with reading():
         ev = self.crossing.evidence(ev, user, query)   # as this user may be shown it: the request is theirs (it stays), another user's private words do not
         return ev, sub, self.features(user, candidates, qvec, ev, rvec)
@@ -129,15 +144,19 @@ def recommend(self:AtomRec, user:str, # the user
     "Rank `candidates` for `user` from memory; returns ranking, scores and the evidence paths per candidate."
     candidates = [str(c) for c in candidates]
     if rvec is None and instruction: rvec = self.enc.encode_queries([instruction])[0]
-    with reading():
+    with reading():   # the one read before the synthesis: the query and the retrieval
         query = self.query_text(user, instruction)
         if qvec is None: qvec = self.query_vector(user, instruction, rvec, query)
-    ev, sub, feats = self._evidence(user, candidates, qvec, query, rvec, reading)
-    with reading():
+        seeds, sub = self._gathered(user, candidates, qvec)
+    ev = self._synthesis(query, seeds, sub)
+    with reading():   # the one read between the calls: the signals, the rank agent's context, the evidence paths (they do not depend on the ranking)
+        ev = self.crossing.evidence(ev, user, query)   # as this user may be shown it
+        feats = self.features(user, candidates, qvec, ev, rvec)
         context = dict(matrix=feats, user_notes=self.store.latest_of(user, self.cfg.recent * 2, kind='user'), subgraph=sub,
                        candidate_notes={c: self.store.get(self.item_note_id(c)) for c in candidates})
+        paths = self.explain(user, candidates, ev)
     out = self.rec.rank(dict(user=user, candidates=candidates, instruction=instruction), ev, context)
-    with reading(): return Recommendation(user, out['ranking'], out['scores'], self.explain(user, candidates, ev), ev.facets[:10])
+    return Recommendation(user, out['ranking'], out['scores'], paths, ev.facets[:10])
 
 # %% ../nbs/library/06_retrieval.ipynb #85b0afb4
 @patch

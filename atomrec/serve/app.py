@@ -422,15 +422,20 @@ def _check(self, key:Key, user:str, candidates:list[str]):
 
 @patch_to(Service)
 def _ranked(self, key:Key, user:str, candidates:list[str], request:str|None)->tuple:
-    "Rank: (version, recommendation, the notes its paths name). Under the read lock; with agents that call a model online, only the reads are (`_read_turn`), the calls outside it."
+    "Rank: (version, recommendation, the notes its paths name). Under the read lock; with agents that call a model online, only the reads are (`_read_turn`: three, the first with the request's checks), the calls outside it."
     if not self.calls_online:
         with self._read_turn():
             self._check(key, user, candidates)
             version = self.applied
             r = self.mem.recommend(user, candidates, request)
             return (version, r) + self._shown(key, r, candidates)
-    with self._read_turn(): self._check(key, user, candidates)
-    r = self.mem.recommend(user, candidates, request, reading=self._read_turn)
+    checked = []
+    @contextmanager
+    def reading():   # each read turn may wait for one write turn: as few as can be
+        with self._read_turn():
+            if not checked: self._check(key, user, candidates); checked.append(True)
+            yield
+    r = self.mem.recommend(user, candidates, request, reading=reading)
     with self._read_turn(): return (self.applied, r) + self._shown(key, r, candidates)
 
 @patch_to(Service)
