@@ -593,7 +593,7 @@ def create_app(svc:Service, # the service to expose
     app = FastAPI(title='AtomRec', version='1', description='A live AtomRec memory: add events (durable, applied in the background), recommend with evidence, explain, read notes and their history, forget a user.')
     app.exception_handler(RequestValidationError)(lambda r, e: validation_error(e))
     app.exception_handler(ApiError)(lambda r, e: _error(e.status, e.problem, e.fix, [dict(field=e.field, problem=e.problem, fix=e.fix)]))
-    def caller(authorization:Annotated[str|None, Header(description='Bearer KEY')]=None)->Key:
+    async def caller(authorization:Annotated[str|None, Header(description='Bearer KEY')]=None)->Key:   # a lookup: on the event loop, not a worker thread
         if svc.keys is None: return ADMIN
         k = (authorization or '')[7:] if (authorization or '').startswith('Bearer ') else None
         if not k or k not in svc.keys: raise ApiError(401, 'Authorization', 'missing or unknown API key', "send the header 'Authorization: Bearer KEY'")
@@ -603,7 +603,7 @@ def create_app(svc:Service, # the service to expose
     NoteId = Annotated[str, PathParam(pattern=r'^[A-Za-z0-9_.:@+=~-]{1,300}$')]
 
     @app.post('/v1/events', status_code=202, summary='Add events (durable before the answer; applied in the background)')
-    def add_events(body:EventsIn, key:K): return JSONResponse(svc.add(key, body.events), 202)
+    async def add_events(body:EventsIn, key:K): return JSONResponse(svc.add(key, body.events), 202)   # on the event loop: an acknowledgement never queues for a worker thread behind the writer's (see below)
     @app.get('/v1/events/{event_id}', summary="An event's status: pending, or applied with its note")
     def event_status(event_id:UserId, key:K): return JSONResponse(svc.status(key, event_id))
     @app.post('/v1/recommend', summary='Rank candidates for a user, with evidence paths, their notes and the memory version read')
