@@ -33,7 +33,7 @@ class Crossing:
         self.k, self.public = int(k), set(SYSTEM_WORDS)
         self.users = Counter()               # private word -> how many distinct users' evidence holds it
         self.words_of = defaultdict(set)     # user -> the private words of their evidence
-        self._lines, self._terms, self._safe, self._held, self._views = {}, {}, set(), {}, {}   # a content line -> its private words; a term -> its words; texts and (note id, version)s in which anyone may read every word
+        self._lines, self._terms, self._safe, self._held, self._views = {}, {}, set(), {}, {}   # a content line -> its private words; a term -> its words; texts anyone may read whole; a note -> the words it holds that may cross to no one; (note, withheld words) -> the copy without them
 
     def add_public(self, texts, # texts anyone may read (an item table's columns)
                   )->Crossing:

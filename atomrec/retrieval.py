@@ -122,15 +122,26 @@ def _synthesis(self:AtomRec, query:str, # the retrieval query's text
     return self.mem.synthesise(query, seeds, sub, self.cfg.hops if (self.cfg.links and self.cfg.link_retrieval) else 0)
 
 @patch
+def _signals(self:AtomRec, user:str, # the user
+             candidates:list[str], # item ids to rank
+             qvec:np.ndarray, # the retrieval query's vector
+             query:str, # the retrieval query's text (the caller's request and own notes: its words stay)
+             rvec:np.ndarray|None, # the request's own vector (None: no request)
+             ev:Evidence, # the synthesis of the retrieval
+            )->tuple:
+    "The read after a synthesis: (the synthesis as `user` may be shown it, the ranker's signals)."
+    ev = self.crossing.evidence(ev, user, query)   # as this user may be shown it: the request is theirs (it stays), another user's private words do not
+    return ev, self.features(user, candidates, qvec, ev, rvec)
+
+@patch
 def _evidence(self:AtomRec, user:str, candidates:list[str], qvec:np.ndarray, query:str='', rvec:np.ndarray|None=None,
               reading=nullcontext, # a read of the memory happens inside `with reading():` (a service's read lock); the synthesis, which may call a model, outside it
              )->tuple:
     "Retrieve, synthesise and compute the ranker's signals: (evidence, subgraph, features)."
     with reading(): seeds, sub = self._gathered(user, candidates, qvec)
     ev = self._synthesis(query, seeds, sub)
-    with reading():
-        ev = self.crossing.evidence(ev, user, query)   # as this user may be shown it: the request is theirs (it stays), another user's private words do not
-        return ev, sub, self.features(user, candidates, qvec, ev, rvec)
+    with reading(): ev, feats = self._signals(user, candidates, qvec, query, rvec, ev)
+    return ev, sub, feats
 
 # %% ../nbs/library/06_retrieval.ipynb #e2fa9790
 @patch
@@ -150,8 +161,7 @@ def recommend(self:AtomRec, user:str, # the user
         seeds, sub = self._gathered(user, candidates, qvec)
     ev = self._synthesis(query, seeds, sub)
     with reading():   # the one read between the calls: the signals, the rank agent's context, the evidence paths (they do not depend on the ranking)
-        ev = self.crossing.evidence(ev, user, query)   # as this user may be shown it
-        feats = self.features(user, candidates, qvec, ev, rvec)
+        ev, feats = self._signals(user, candidates, qvec, query, rvec, ev)
         context = dict(matrix=feats, user_notes=self.store.latest_of(user, self.cfg.recent * 2, kind='user'), subgraph=sub,
                        candidate_notes={c: self.store.get(self.item_note_id(c)) for c in candidates})
         paths = self.explain(user, candidates, ev)
