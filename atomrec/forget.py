@@ -54,9 +54,10 @@ def _unlinked(fields:str, gone:set, terms=(), contexts=())->str:
 @patch
 def drop_notes(self:EvolutionLog, ids, # note ids whose rows go
                scrub:dict|None=None, # note id -> (words, {context: the one it replaced}) taken back from it: gone from its rows too
+               log:pd.DataFrame|None=None, # the log as `read()` gives it, if the caller has just read it (None: read here)
               )->list[str]:
     "Rewrite the log without the rows about `ids` (their causes renamed `forgotten`, links to them cut, the words `scrub` names gone); returns the other notes they caused revisions of."
-    gone, df = set(ids), self.read()
+    gone, df = set(ids), self.read() if log is None else log
     caused = df.cause.isin(gone) & ~df.note_id.isin(gone)
     revised = sorted(set(df.note_id[caused]))
     df = df[~df.note_id.isin(gone)].copy()
@@ -84,10 +85,10 @@ def _terms_added(rows)->tuple:
 @patch
 def _revert(self:AtomRec, gone:set, # the notes being forgotten
             log:pd.DataFrame, # the evolution log (`EvolutionLog.read()`)
-           )->dict:
-    "Take back what the revisions caused by `gone` wrote into other notes (unless re-supported), with a `forgotten` log row for each note changed; returns note id -> (words taken back, {context set: context put back})."
-    self._reverted, caused = [], log[log.cause.isin(gone) & ~log.note_id.isin(gone)]
-    if caused.empty: return {}
+           )->tuple:
+    "Take back what the revisions caused by `gone` wrote into other notes (unless re-supported); returns (note id -> (words taken back, {context set: context put back}), the notes changed: `forget` logs a `forgotten` row for each once the log is rewritten)."
+    caused = log[log.cause.isin(gone) & ~log.note_id.isin(gone)]
+    if caused.empty: return {}, []
     later = {n: g for n, g in log[~log.cause.isin(gone) & ~log.note_id.isin(gone)].groupby('note_id', sort=False)}
     taken, changed = {}, []
     for nid, g in caused.groupby('note_id', sort=False):
@@ -112,8 +113,7 @@ def _revert(self:AtomRec, gone:set, # the notes being forgotten
         self.embedder.prime(changed)
         for n in changed: n.embedding = self.embedder(n); self._fields_json.pop(n.id, None)
         self.store.update(changed)
-    self._reverted = changed   # their `forgotten` rows are logged once the log is rewritten (`forget`)
-    return taken
+    return taken, changed
 
 # %% ../nbs/library/09_forget.ipynb #099dbe84
 @patch
@@ -131,10 +131,11 @@ def forget(self:AtomRec, user:str, # the user to forget
             new = n.copy(); new.links = [(j, r) for j, r in n.links if j not in G]; cut.append((n, new))
     links = sum(len(n.links) - len(new.links) for n, new in cut)
     if cut: self.store.update([new for _, new in cut])
-    taken = self._revert(G, self.log.read())   # what their evidence wrote into other notes, taken back
+    log = self.log.read()
+    taken, reverted = self._revert(G, log)   # what their evidence wrote into other notes, taken back
     self.store.remove(gone)
-    revised = [i for i in self.log.drop_notes(gone, taken) if i in self.store]
-    for n in self._reverted: self.log.append(n.id, n.version, 'forgotten', n, n, at=n.timestamp)   # the fact of the revision, not its words
+    revised = [i for i in self.log.drop_notes(gone, taken, log) if i in self.store]   # the log is read once
+    for n in reverted: self.log.append(n.id, n.version, 'forgotten', n, n, at=n.timestamp)   # the fact of the revision, not its words
     self.crossing.forget(user)
     for item in self._user_items.pop(user, set()):
         left = [i for i in self._item_user_notes.get(item, []) if i not in G]
@@ -149,4 +150,4 @@ def forget(self:AtomRec, user:str, # the user to forget
     self.store.prune_versions()
     if self.store.version != v: self.checkpoint()
     self.prune_texts()   # the vectors of texts only their notes carried (a review, say) leave the disk too
-    return dict(user=user, notes=gone, links=links, revised=revised, reverted=sorted(n.id for n in self._reverted))
+    return dict(user=user, notes=gone, links=links, revised=revised, reverted=sorted(n.id for n in reverted))
