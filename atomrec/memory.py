@@ -700,6 +700,8 @@ class Changes:
     texts:list       # the texts whose vectors the writer looked up...
     vectors:np.ndarray   # ...and those vectors
     stats:dict       # the writer's counters
+    fallbacks:dict=None   # note id -> the LLM stages that fell back for it, for the notes marked since the last `changes()`
+    cuts:list=None        # the snapshot batches written so far (`AtomRec.cuts`: all of them, a short list)
     def __getstate__(self): return dict(self.__dict__, new=pack_notes(self.new), revised=pack_notes(self.revised))
     def __setstate__(self, state): self.__dict__.update(state, new=unpack_notes(state['new']), revised=unpack_notes(state['revised']))
 
@@ -723,6 +725,7 @@ def unpack_notes(packed:tuple, # what `pack_notes` made
 def watch_changes(self:AtomRec)->AtomRec:
     "Start counting what `changes` hands over (call before writing)."
     self._change_rows, self._change_n, self._change_texts = self.store.watch_rows(), len(self.store), len(self.embedder._idx)
+    self._change_marked = set(self.fallbacks)
     return self
 
 @patch
@@ -736,12 +739,13 @@ def changes(self:AtomRec)->Changes:
     rows.clear(); self._change_n = len(st)
     k0 = self._change_texts; texts = list(itertools.islice(E._idx, k0, None)); self._change_texts = len(E._idx)
     log = self.log.take() if self.read_only else []
-    return Changes(new, revised, log, texts, E._V[k0:k0 + len(texts)].copy(), dict(self.stats))
+    marked = {i: list(v) for i, v in self.fallbacks.items() if i not in self._change_marked}; self._change_marked.update(marked)
+    return Changes(new, revised, log, texts, E._V[k0:k0 + len(texts)].copy(), dict(self.stats), marked, [list(c) for c in self.cuts])
 
 @patch
 def apply(self:AtomRec, ch:Changes, # what another copy of this memory wrote (its `changes()`)
          )->AtomRec:
-    "Make this memory what the writer's became: its notes added and revised, its log rows, its text vectors and counters (no agent, search or encoder runs)."
+    "Make this memory what the writer's became: its notes added and revised, its log rows, its text vectors and counters, the LLM fallbacks it marked and its batch cuts (no agent, search or encoder runs)."
     E, enc = self.embedder, self.enc
     for t, v in zip(ch.texts, ch.vectors):
         k = enc.key(t)
@@ -753,6 +757,8 @@ def apply(self:AtomRec, ch:Changes, # what another copy of this memory wrote (it
     if ch.revised: self.store.update(ch.revised)
     if ch.log: self.log.extend(ch.log)
     self.stats = Counter(ch.stats)
+    if ch.fallbacks: self.fallbacks.update(ch.fallbacks)
+    if ch.cuts is not None: self.cuts = [list(c) for c in ch.cuts]
     return self
 
 # %% ../nbs/library/04_memory.ipynb #f0eef1e9

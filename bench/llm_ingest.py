@@ -108,8 +108,9 @@ def main():
                      'completion tokens/event': pe['total']['completion_tokens'],
                      'recommend p50 / p99 ms': f"{pct(r['recs'], 50):.0f} / {pct(r['recs'], 99):.0f}" if r['recs'] else '-',
                      'recommendations': len(r['recs']), 'ack p50 / p99 ms': f"{pct(r['acks'], 50):.1f} / {pct(r['acks'], 99):.1f}",
-                     'service CPU s/event': round(r['cpu'] / n, 4), 'encoder s/event': round(w['encoder_seconds'] / n, 4),
-                     "encoder share of the writer's time": w.get('encoder_share')})
+                     'service CPU s/event': round(r['cpu'] / n, 4), 'writer process CPU s/event': round(w['process_cpu_seconds'] / n, 4) if 'process_cpu_seconds' in w else '-',
+                     'encoder s/event': round(w['encoder_seconds'] / n, 4),
+                     "encoder share of the writer's CPU": w.get('encoder_share')})
         per_stage[name] = {s: v for s, v in pe.items() if s not in ('total', 'events')}
         print(json.dumps(rows[-1]), flush=True)
     model.send_signal(signal.SIGTERM)
@@ -121,7 +122,7 @@ def main():
              f"Data: {(bench.manifest.get('source') or {}).get('name', a.bench)}, the {a.items} most popular items, events in time order. Model: loopback, every call answered after "
              f"{a.latency} s with words of its prompt (no faults). Machine: {platform.processor() or platform.machine()}, 2 cores. One client recommends every 0.5 s "
              f"(LLM synthesis and ranking: two calls, unless LightGBM ranking). Events are posted {a.chunk} a call, at most {a.lead} waiting to be applied: the acknowledgements spread over the whole ingest. Floor: calls allowed in flight / (calls per event x latency). "
-             f"Service CPU: the server process's user + system seconds during the ingest (readers included), per event. Encoder: seconds the writer (and the threads it runs a batch's calls on) spent encoding, per event, and as a share of the writer's working time.", '',
+             f"Service CPU: the server process's user + system seconds during the ingest (readers included; not the writer process's), per event. Writer process CPU: that process's CPU seconds (every memory-side call, parse, encoding, prepare and commit), per event. Encoder: seconds the writer spent encoding, per event, and as a share of the writer process's CPU time.", '',
              pd.DataFrame(rows).to_markdown(index=False), '',
              f"Ingest speed-up over the B = 1 reference of the same run: " + ', '.join(f"{r['configuration']}: {r['events/s'] / ref:.0f}x" for r in rows[1:]), '',
              '## Memory-side LLM calls and tokens per event, by stage', '']

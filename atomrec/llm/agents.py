@@ -297,6 +297,23 @@ class LLMMemoryAgent(MemoryAgent):
         "Close the session (idempotent)."
         self.s.close()
 
+# %% ../../nbs/llm/13_agents.ipynb #4e35c01b
+@patch
+def recipe(self:LLMMemoryAgent)->dict:
+    "What `LLMMemoryAgent.from_recipe` needs to make this agent anew in another process (the client's settings include its key: hand the recipe over a pipe, never write it anywhere)."
+    o = self.options
+    return dict(client=self.client.settings(), titles=dict(self.titles), synthesis=self.synthesis, max_links=self.max_links,
+                agent=dict(batch_items=o['batch_items'], max_new_links=o['max_new_links'], synth_notes=o['synth_notes'], chars=o['chars'],
+                           item_links=o['item_links'], max_evolve=o['max_evolve'], limits=o['limits'], calls=self.calls))
+
+@patch(cls_method=True)
+def from_recipe(cls:LLMMemoryAgent, r:dict, # what `recipe()` gave
+               )->LLMMemoryAgent:
+    "A memory agent equal to the one `r` was taken from, on a client of its own (its ledger counting from zero)."
+    a = cls(LLMClient(**r['client']), synthesis=r['synthesis'], max_links=r['max_links'], **r['agent'])
+    a.titles = dict(r['titles'])
+    return a
+
 # %% ../../nbs/llm/13_agents.ipynb #1fee0a47
 @patch
 def construct(self:LLMMemoryAgent, notes:list[AtomicNote], # new notes: item notes batched, each user note in its own call

@@ -376,6 +376,13 @@ class LLMClient:
     def __repr__(self):
         return f'LLMClient(model={self.model!r}, base_url={self.base_url!r}, mode={self.mode!r}, cache={self.cache_mode!r})'
 
+    def settings(self)->dict:
+        "What makes an equal client elsewhere (`LLMClient(**settings)`, e.g. in the service's writer process): every option, the cache file and the key (for a process's own use: never write it anywhere). The ledger is not in it: the other client counts from zero."
+        return dict(model=self.model, base_url=self.base_url, api_key=self._secret, cache_path=None if self.cache is None else str(self.cache.path),
+                    cache_mode=self.cache_mode, timeout=self.timeout, max_retries=self.max_retries, backoff=self.backoff, concurrency=self.concurrency,
+                    structured=self.structured, temperature=self.temperature, max_tokens=self.max_tokens, prices=self.prices, max_wait=self.max_wait,
+                    cache_failures=self.cache_failures, schema_hint=self.schema_hint)
+
     def _client_kw(self):
         key = self._secret
         if not key:

@@ -168,12 +168,12 @@ class Service(Scoped):
                  rankers:int=2, # recommendations computed at once (the others queue): Python runs one thread at a time, so more only take turns with the writer
                  checkpoint_events:int=1000, # checkpoint once this many events are applied since the last one...
                  checkpoint_seconds:float=5.0, # ...or this many seconds passed, or the queue is empty (the event log covers the rest)
-                 writer:str='auto', # 'process': write in a process of its own (see the writer process); 'thread': in this one; 'auto': a process for an atomic memory with the rule memory agent
+                 writer:str='auto', # 'process': write in a process of its own (see the writer process); 'thread': in this one; 'auto': a process for an atomic memory (rule or LLM memory agent)
                  ):
         self.mem, self.keys, self.batch, self.turn = mem, keys, batch, turn
         if writer not in ('auto', 'process', 'thread'): raise AtomRecError(f"writer must be 'auto', 'process' or 'thread', not {quote(writer)}")
-        alone = mem.cfg.memory == 'atomic' and type(mem.mem) is RuleMemoryAgent   # what a writer process can rebuild on its own
-        if writer == 'process' and not alone: raise AtomRecError("a writer process writes atomic memories with the rule memory agent: use writer='thread'")
+        alone = mem.cfg.memory == 'atomic' and (type(mem.mem) is RuleMemoryAgent or hasattr(mem.mem, 'recipe'))   # what a writer process can rebuild on its own: the rule agent, or an LLM agent from its recipe
+        if writer == 'process' and not alone: raise AtomRecError("a writer process writes atomic memories with the rule or the LLM memory agent: use writer='thread'")
         self._in_process = writer == 'process' or (writer == 'auto' and alone)
         self._pause = 0   # forgets waiting for the writer process to have nothing in flight
         self._saved = threading.Event(); self._saved.set()   # clear while a checkpoint is being written
@@ -188,6 +188,7 @@ class Service(Scoped):
         self.error, self.started = None, time.time()
         self.latency = defaultdict(lambda: deque(maxlen=20_000))
         self.writes = dict(batches=0, events=0, seconds=0.0, cpu_seconds=0.0)   # cpu: the writer thread's own CPU time (with a writer thread)
+        self.process_work = None   # with a writer process: its CPU seconds and the encoder's seconds in it, as of its last turn
         led = getattr(getattr(mem.mem, 'ledger', None), 'ledger', None)
         self._ledger0 = {s: led[s] for s in led.stages()} if led is not None else {}   # the LLM counters before this service wrote anything (the memory's creation)
         self.gc = GcClock()   # the cycle collector's pauses, for /v1/stats
@@ -211,7 +212,8 @@ class Service(Scoped):
     def _new_writer(self)->WriterProcess:
         "A writer process on the memory as last checkpointed (which must be all of it)."
         items = None if self.mem.items is None else self.mem.items.reset_index(drop=True)
-        return WriterProcess(self.mem.path, items, self.turn, self.batch)
+        agent = self.mem.mem.recipe() if hasattr(self.mem.mem, 'recipe') else None   # an LLM memory agent is made anew there (its client's settings, key included, go over the socket)
+        return WriterProcess(self.mem.path, items, self.turn, self.batch, agent, self.mem.enc.name, self.mem.enc.cache_path)
 
     def warm_model(self):
         "Load the rank agent's model and the encoder's model (and run one query through it) on threads of their own, once the read path's tables are built; call it once the server answers (torch's and LightGBM's imports then do not slow the start)."
@@ -312,8 +314,10 @@ def _write_elsewhere(self):
                     for m in msgs:
                         if m == 'done': done = flight.popleft(); self.writes['batches'] += 1; self.writes['events'] += len(done)
                         else:
-                            ids, changes = m; self.mem.apply(changes)
-                            if any(i is not None for i in ids): self._applied(flight[0], ids, warm=False)
+                            self.mem.apply(m.changes)
+                            if m.ledger and (led := getattr(getattr(self.mem.mem, 'ledger', None), 'ledger', None)) is not None: led.merge(m.ledger)   # the process's LLM counts
+                            self.process_work = (m.cpu, m.encoder)
+                            if any(i is not None for i in m.ids): self._applied(flight[0], m.ids, warm=False)
                     self._warm()
                 self.writes['seconds'] += time.perf_counter() - t; last = time.monotonic()
                 with self._cv: self._cv.notify_all()
@@ -547,10 +551,12 @@ def stats(self, key:Key=ADMIN, # the caller: the whole memory's counters are for
         mem = dict(notes=len(store), user_notes=len(store.ids('user')), links=sum(len(store.get(i).links) for i in store.ids()),
                    revisions=len(self.mem.log), users=len(self.mem._user_items))
     ledger = getattr(getattr(self.mem.mem, 'ledger', None), 'ledger', None)   # the LLM agents' counters (a `Ledger` behind their `LedgerView`)
-    enc = sum(s for t, s in list(self.mem.enc.busy.items()) if t.startswith('atomrec-writer'))   # the writer and the threads it runs a batch's calls on
+    if self.proc is None:   # the writer thread: its working time, and the encoder's seconds in it (the writer and the threads it runs a batch's calls on)
+        enc, busy = sum(s for t, s in list(self.mem.enc.busy.items()) if t.startswith('atomrec-writer')), self.writes['seconds']
+    else: busy, enc = self.process_work or (0.0, 0.0)   # the writer process: its CPU time, and the encoder's in it
     return dict(version=self.applied, accepted=self.events.last, pending=self.pending, memory=mem,
                 writer=dict(self.writes, error=self.error, events_per_s=round(self.writes['events'] / max(self.writes['seconds'], 1e-9), 1),
-                            encoder_seconds=round(enc, 3), encoder_share=round(enc / self.writes['seconds'], 3) if self.writes['seconds'] else None),   # of the writer's working time
+                            **({} if self.proc is None else dict(process_cpu_seconds=round(busy, 3))), encoder_seconds=round(enc, 3), encoder_share=round(enc / busy, 3) if busy else None),   # of the writer thread's working time, or of the writer process's CPU time
                 llm_per_event=self._llm_per_event(ledger),
                 latency_ms={k: _pct(list(v)) for k, v in sorted(self.latency.items())}, uptime_s=round(time.time() - self.started, 1), gc=self.gc.report(),
                 llm={s: ledger[s] for s in ledger.stages()} if ledger is not None else None)
