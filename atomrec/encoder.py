@@ -14,7 +14,8 @@ from .core import AtomRecError
 # %% auto #0
 __all__ = ['DEFAULT_MODEL', 'PACKAGED_MODEL', 'LENGTH_STEP', 'FORWARD_ROWS', 'CHUNK', 'QUERY_ROWS', 'QUERY_CACHE',
            'ENCODE_THREADS', 'ENCODE_STREAMS', 'STREAM_PASSES', 'ENCODING', 'EncoderNotFound', 'packaged_model_dir',
-           'resolve_model', 'model_dim', 'encoding', 'length_bucket', 'forward_plan', 'Encoder']
+           'resolve_model', 'model_dim', 'encoding', 'length_bucket', 'forward_plan', 'plain_layout',
+           'PlainSentenceModel', 'sentence_model', 'Encoder']
 
 # %% ../nbs/library/01_encoder.ipynb #30d69ff5
 os.environ.setdefault('HF_HUB_OFFLINE', '1')  # offline by default; set HF_HUB_OFFLINE=0 before import to opt out
@@ -141,6 +142,68 @@ def _fit(t, # a (rows, width) tensor of token features
     p = torch.full((len(t), L - w), value, dtype=t.dtype)
     return torch.cat([p, t] if left else [t, p], 1)
 
+# %% ../nbs/library/01_encoder.ipynb #4361e2d9
+def plain_layout(path:str|Path, # a sentence-transformers model folder
+                ) -> bool:
+    "Whether the model in `path` is a transformer, mean pooling and normalisation, without prompts: what `PlainSentenceModel` runs."
+    path = Path(path)
+    try:
+        modules = json.loads((path/'modules.json').read_text())
+        pooling = json.loads((path/'1_Pooling'/'config.json').read_text())
+        st_cfg = json.loads((path/'config_sentence_transformers.json').read_text()) if (path/'config_sentence_transformers.json').exists() else {}
+        json.loads((path/'sentence_bert_config.json').read_text())
+    except (OSError, ValueError): return False
+    kinds = [(str(m.get('type', '')).rsplit('.', 1)[-1], m.get('path', '')) for m in modules]
+    modes = {k for k, v in pooling.items() if k.startswith('pooling_mode_') and v}
+    return kinds == [('Transformer', ''), ('Pooling', '1_Pooling'), ('Normalize', '2_Normalize')] and modes == {'pooling_mode_mean_tokens'} \
+        and not st_cfg.get('prompts') and not st_cfg.get('default_prompt_name')
+
+class PlainSentenceModel:
+    "A sentence model of `plain_layout` on transformers alone: what `Encoder` needs of a `SentenceTransformer` (tokenize, forward to `sentence_embedding`), the same bits."
+    def __init__(self, path:str|Path, # a model folder of `plain_layout`
+                 device:str='cpu', # torch device
+                ):
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+        from transformers.utils import logging as hf_logging
+        hf_logging.disable_progress_bar()   # no 'Loading weights' bar on every model load
+        path = Path(path)
+        cfg = json.loads((path/'sentence_bert_config.json').read_text())
+        self.max_seq_length, self.lower = cfg.get('max_seq_length'), bool(cfg.get('do_lower_case', False))
+        self.tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+        self.auto_model = AutoModel.from_pretrained(path, local_files_only=True).to(device)
+        self.device = torch.device(device)
+        self.dim = int(self.auto_model.config.hidden_size)
+
+    def eval(self): self.auto_model.eval(); return self
+    def get_embedding_dimension(self)->int: return self.dim
+
+    def tokenize(self, texts:list[str], # the texts
+                )->dict:
+        "Token features as sentence-transformers' `Transformer` module makes them: stripped, padded to the longest, cut at `max_seq_length`."
+        texts = [str(t).strip() for t in texts]
+        if self.lower: texts = [t.lower() for t in texts]
+        return dict(self.tokenizer(texts, padding=True, truncation='longest_first', return_tensors='pt', max_length=self.max_seq_length))
+
+    def __call__(self, features:dict, # token features (of `tokenize`, possibly re-padded)
+                )->dict:
+        "The forward pass: the model's last hidden state, its mean over the attention mask, normalised (as `Transformer`, `Pooling`, `Normalize`)."
+        import torch
+        tokens = self.auto_model(**{k: v for k, v in features.items() if k in ('input_ids', 'attention_mask', 'token_type_ids')}, return_dict=True)[0]
+        mask = features['attention_mask'].unsqueeze(-1).expand(tokens.size()).to(tokens.dtype)
+        mean = torch.sum(tokens * mask, 1) / torch.clamp(mask.sum(1), min=1e-9)
+        return {'sentence_embedding': torch.nn.functional.normalize(mean, p=2, dim=1)}
+
+def sentence_model(path:str|Path, # a local model folder
+                   device:str='cpu', # torch device
+                  ):
+    "The model in `path`: a `PlainSentenceModel` for `plain_layout` (no sentence-transformers import), else a `SentenceTransformer`."
+    if plain_layout(path): return PlainSentenceModel(path, device).eval()
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
+    hf_logging.disable_progress_bar()
+    return SentenceTransformer(str(path), device=device, local_files_only=True)
+
 # %% ../nbs/library/01_encoder.ipynb #b82a4c80
 class Encoder:
     "Sentence-transformers encoder with an embedding cache keyed by model and text."
@@ -163,14 +226,10 @@ class Encoder:
 
     @property
     def model(self):
-        "The sentence-transformers model, loaded on first use (importing torch and sentence-transformers takes seconds)."
+        "The model (`sentence_model`), loaded on first use (importing torch and transformers takes seconds)."
         if self._model is None:
             with self._loading:
-                if self._model is None:
-                    from sentence_transformers import SentenceTransformer
-                    from transformers.utils import logging as hf_logging
-                    hf_logging.disable_progress_bar()   # no 'Loading weights' bar on every model load
-                    self._model = SentenceTransformer(self.path, device=self.device, local_files_only=True)
+                if self._model is None: self._model = sentence_model(self.path, self.device)
         return self._model
 
     @property
