@@ -213,7 +213,7 @@ class Service(Scoped):
         "A writer process on the memory as last checkpointed (which must be all of it)."
         items = None if self.mem.items is None else self.mem.items.reset_index(drop=True)
         agent = self.mem.mem.recipe() if hasattr(self.mem.mem, 'recipe') else None   # an LLM memory agent is made anew there (its client's settings, key included, go over the socket)
-        return WriterProcess(self.mem.path, items, self.turn, self.batch, agent, self.mem.enc.name, self.mem.enc.cache_path)
+        return WriterProcess(self.mem.path, items, self.turn, self.batch, agent, self.mem.enc.name)   # the memory's own text vectors, not the encoder cache's (a text's vector is the same bits either way; a large cache would only slow the start)
 
     def warm_model(self):
         "Load the rank agent's model and the encoder's model (and run one query through it) on threads of their own, once the read path's tables are built; call it once the server answers (torch's and LightGBM's imports then do not slow the start)."
