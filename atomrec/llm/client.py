@@ -189,6 +189,9 @@ class Ledger:
 
     def __getitem__(self, stage:str) -> dict: return dict(self.data.get(stage, dict.fromkeys(FIELDS, 0)))
     def __contains__(self, stage:str) -> bool: return stage in self.data
+    def counts(self) -> dict:
+        "A copy of every stage's counters, taken at once (calls may be counting meanwhile)."
+        with self._lock: return {s: dict(d) for s, d in self.data.items()}
     def stages(self) -> list[str]: return list(self.data)
 
     def total(self) -> dict:

@@ -20,10 +20,6 @@ class WriterFailed:
     error:str   # the exception, as `Type: message`
     trace:str   # its traceback, for the service's log
 
-def _counts(ledger)->dict:
-    "A copy of a ledger's counters, taken at once (calls may be counting meanwhile)."
-    with ledger._lock: return {s: dict(d) for s, d in ledger.data.items()}
-
 def _since(now:dict, before:dict)->dict:
     "The counters of `now` less those of `before` (stage -> counter -> increase), the unchanged left out."
     out = {}
@@ -62,13 +58,13 @@ def write_here(conn:Connection, # this process's end of the socket to the servic
         from atomrec.encoder import Encoder
         from atomrec.serve.events import interactions
         how = conn.recv()
-        enc = Encoder(how['encoder'], cache_path=how['encoder_cache']) if how.get('encoder') else None   # the owner's encoder cache, read only
+        enc = Encoder(how['encoder'], cache_path=how['encoder_cache']) if how.get('encoder') else None   # an encoder cache given is only read
         mem = AtomRec.open(how['path'], items=how['items'], encoder=enc, memory_agent=_memory_agent(how.get('agent')), progress=False, batch=how['batch'], read_only=True).watch_changes()
         ledger = getattr(getattr(mem.mem, 'ledger', None), 'ledger', None)
         counted = {}
         def turn(ids):
             nonlocal counted
-            now = _counts(ledger) if ledger is not None else {}
+            now = ledger.counts() if ledger is not None else {}
             t = Turn(ids, mem.changes(), _since(now, counted), time.process_time(), sum(mem.enc.busy.values())); counted = now
             return t
         mem.enc._encode(['warm up'], 1)   # the encoder's model loads now, not inside the first batch
