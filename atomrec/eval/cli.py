@@ -209,6 +209,8 @@ def cmd_experiments(a:argparse.Namespace, # the parsed `atomrec experiments` opt
     for ins in a.instructions:
         tab, st = main_table(grid, ins)
         txt.append(f"## Instructions: {ins}\n\n{caption(grid, ins)}\n\n{to_markdown(tab, st)}")
+    from atomrec.studies.analyses import history_slices_markdown
+    if slices := history_slices_markdown(grid[grid.instructions.isin(a.instructions)], a.out): txt.append(f"## Long histories\n\n{slices}")
     txt.append(f"Wall time of this command: {time.time() - t0:.0f} s (finished runs are read, not redone).")
     Path(a.out).mkdir(parents=True, exist_ok=True)
     (Path(a.out)/'main_results.md').write_text('\n\n'.join(txt))

@@ -15,10 +15,11 @@ import json
 
 # %% auto #0
 __all__ = ['COLORS', 'CASE_RUNS', 'MEMORY_SIDE', 'ONLINE', 'PER_INTERACTION', 'ablation_table', 'run_facts', 'ablation_markdown',
-           'preference_drift', 'drift_groups', 'drift_table', 'drift_figure', 'sensitivity_table', 'sensitivity_figure',
-           'sensitivity_markdown', 'case_choice', 'case_evidence', 'case_figure', 'case_study', 'case_markdown',
-           'memory_interactions', 'llm_cost_table', 'cost_summary', 'is_llm_run', 'cost_points', 'cost_figure',
-           'paper_history', 'cost_markdown', 'replay_table', 'replay_markdown', 'drift_markdown', 'study_report']
+           'preference_drift', 'drift_groups', 'drift_table', 'drift_figure', 'history_lengths', 'history_slices',
+           'history_slices_markdown', 'sensitivity_table', 'sensitivity_figure', 'sensitivity_markdown', 'case_choice',
+           'case_evidence', 'case_figure', 'case_study', 'case_markdown', 'memory_interactions', 'llm_cost_table',
+           'cost_summary', 'is_llm_run', 'cost_points', 'cost_figure', 'paper_history', 'cost_markdown', 'replay_table',
+           'replay_markdown', 'drift_markdown', 'study_report']
 
 # %% ../../nbs/studies/41_analyses.ipynb #b7f5595a
 def _per_user(run)->pd.DataFrame: return pd.read_parquet(Path(run)/'per_user.parquet')
@@ -126,6 +127,47 @@ def drift_figure(per:pd.DataFrame, # first table of `drift_table`
     ax.set_title(title, fontsize=9); ax.legend(fontsize=7, ncol=3); fig.tight_layout()
     if path is not None: Path(path).parent.mkdir(parents=True, exist_ok=True); fig.savefig(path, dpi=120)
     return fig
+
+# %% ../../nbs/studies/41_analyses.ipynb #ae765e51
+def history_lengths(bench:Bench, # the benchmark whose cases are measured
+                    split:str='test', # the split whose cases
+                   )->pd.Series:
+    "User -> the number of interactions before their `split` target."
+    c = bench.cases(split)
+    return pd.Series([len(h) for h in c.history], index=c.user_id.astype(str), name='history')
+
+def history_slices(a, # run folder of the method compared (its per_user.parquet)
+                   b, # run folder of the method it is compared with
+                   lengths:pd.Series, # user -> history length (`history_lengths`)
+                   min_history:int=150, # the long slice: at least this many interactions before the target
+                   metric:str='ndcg@5', # a per-user metric column
+                   n_boot:int=2000, # paired bootstrap resamples
+                  )->pd.DataFrame:
+    "Per slice (all users, the long histories, the rest): users, the two means, their difference with its 95% interval and p."
+    pa, pb = (_per_user(r).assign(user_id=lambda x: x.user_id.astype(str)) for r in (a, b))
+    rows = []
+    for name, keep in (('all', lengths >= 0), (f'history >= {min_history}', lengths >= min_history), (f'history < {min_history}', lengths < min_history)):
+        us = set(lengths.index[keep])
+        x, y = pa[pa.user_id.isin(us)], pb[pb.user_id.isin(us)]
+        if not len(x): continue
+        bt = paired_bootstrap(x, y, metric, n=n_boot)
+        rows.append(dict(slice=name, users=len(x), a=float(x[metric].mean()), b=float(y[metric].mean()), diff=bt['diff'], low=bt['low'], high=bt['high'], p=bt['p']))
+    return pd.DataFrame(rows)
+
+def history_slices_markdown(grid:pd.DataFrame, # from `run_grid`: data, instructions, method, run
+                            out, # the experiment folder (its bench/DATA-MODE benchmarks)
+                            ours:str='atomrec', against:str='sasrec', min_history:int=150, n_boot:int=2000)->str:
+    "The long-history slices of every (data set, request mode) that has both runs and users with `min_history` interactions ('' if none)."
+    parts = []
+    for (d, ins), g in grid.groupby(['data', 'instructions'], sort=False):
+        runs = dict(zip(g.method, g.run))
+        if ours not in runs or against not in runs: continue
+        lengths = history_lengths(Bench(Path(out)/'bench'/f"{d}-{ins}"))
+        if not (lengths >= min_history).any(): continue
+        t = history_slices(runs[ours], runs[against], lengths, min_history, n_boot=n_boot).rename(columns={'a': ours, 'b': against})
+        parts.append(f"**{d}**, requests: {ins}; N@5 per slice of the test users by history before the target; {ours} minus {against}, paired bootstrap:\n\n"
+                     + t.to_markdown(index=False, floatfmt='.4f'))
+    return '\n\n'.join(parts)
 
 # %% ../../nbs/studies/41_analyses.ipynb #e0cb2467
 def sensitivity_table(grid:pd.DataFrame, # from `run_grid`: data, instructions, method, run
