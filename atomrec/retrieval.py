@@ -170,6 +170,13 @@ def recommend(self:AtomRec, user:str, # the user
 
 # %% ../nbs/library/06_retrieval.ipynb #85b0afb4
 @patch
+def prepare_reads(self:AtomRec)->AtomRec:
+    "Build the tables the read path computes on first use (the walk index with the transitions under it, a large memory's seed index): readers running at once then only read them."
+    if any(self._user_items.values()): self.walk_index()   # not `store.ids('user')`: that walks every note (20 ms on ml-100k), and a service calls this after every write turn
+    self.seed_index()   # a large memory's IVF index catches up with the notes written since
+    return self
+
+@patch
 def recommend_many(self:AtomRec, cases:pd.DataFrame, # user_id, candidates, optional instruction
                    return_features:bool=False, # each case's signal matrix instead of its `Recommendation`
                   )->list:
@@ -183,7 +190,7 @@ def recommend_many(self:AtomRec, cases:pd.DataFrame, # user_id, candidates, opti
     jobs = list(zip(Q, texts, cases.user_id, cases.candidates, instr, reqs))
     if return_features: return [self._evidence(str(u), [str(x) for x in c], q, t, RQ.get(r))[2] for q, t, u, c, i, r in jobs]
     one = lambda j: self.recommend(str(j[2]), list(j[3]), j[4], qvec=j[0], rvec=RQ.get(j[5]))
-    return [one(j) for j in jobs[:1]] + self._map(one, jobs[1:])   # the first alone (it builds the read path's tables), then an LLM agent's calls many at once
+    return self.prepare_reads()._map(one, jobs)   # the tables first, then every case at once through an LLM agent (its calls in flight together), one after another otherwise
 
 # %% ../nbs/library/06_retrieval.ipynb #486c1211
 @patch

@@ -4,14 +4,14 @@
 
 # %% ../../nbs/eval/25_cli.ipynb #b6965b6d
 from __future__ import annotations
-import argparse, json, signal, sys, threading, time, os
+import argparse, gc, json, signal, sys, threading, time, os
 from pathlib import Path
 from ..core import *
 
 # %% auto #0
-__all__ = ['parse_opts', 'study_opts', 'llm_opts', 'llm_arguments', 'cmd_prepare', 'prepare_parser', 'cmd_run', 'run_parser',
-           'cmd_report', 'report_parser', 'cmd_demo', 'demo_parser', 'cmd_experiments', 'experiments_parser',
-           'serve_parser', 'parser', 'main']
+__all__ = ['GC_YOUNG', 'parse_opts', 'study_opts', 'llm_opts', 'llm_arguments', 'cmd_prepare', 'prepare_parser', 'cmd_run',
+           'run_parser', 'cmd_report', 'report_parser', 'cmd_demo', 'demo_parser', 'cmd_experiments',
+           'experiments_parser', 'serve_parser', 'parser', 'main']
 
 # %% ../../nbs/eval/25_cli.ipynb #eba560d8
 def _value(v:str):
@@ -255,12 +255,17 @@ def parser()->argparse.ArgumentParser:
     for add in (prepare_parser, run_parser, report_parser, demo_parser, experiments_parser, serve_parser): add(sub)
     return p
 
+GC_YOUNG = 20_000   # allocations between the collector's youngest passes in the command's process (Python's default: 700)
+
 def main(argv:list|None=None, # the arguments (default: the command line's)
         ):
     "Entry point of the `atomrec` command."
     a = parser().parse_args(argv)
+    if argv is None: gc.set_threshold(GC_YOUNG, *gc.get_threshold()[1:])   # the command's own process (not a caller's, which passes `argv`)
     if threading.current_thread() is threading.main_thread():  # `kill` ends a run like Ctrl-C: servers stop, ledgers are saved
         signal.signal(signal.SIGTERM, _terminated)
     try: a.fn(a)
     except AtomRecError as e:
         print(f"atomrec: error: {e}", file=sys.stderr); sys.exit(2)
+    finally:   # the process ends next: frozen, its objects are not walked again by the collector at exit (a second with torch loaded)
+        if argv is None: gc.freeze()

@@ -225,8 +225,7 @@ class Service(Scoped):
 
     def _warm(self):
         "Compute the tables the read path builds on first use (so concurrent readers only read them)."
-        if any(self.mem._user_items.values()): self.mem.walk_index()   # not `store.ids('user')`: that walks every note, 20 ms on ml-100k, after every write turn
-        self.mem.seed_index()   # a large memory's IVF index catches up with the batch
+        self.mem.prepare_reads()
 
     @property
     def pending(self)->int: return len(self.events.since(self.applied))
