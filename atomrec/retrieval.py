@@ -190,6 +190,8 @@ def recommend_many(self:AtomRec, cases:pd.DataFrame, # user_id, candidates, opti
     jobs = list(zip(Q, texts, cases.user_id, cases.candidates, instr, reqs))
     if return_features: return [self._evidence(str(u), [str(x) for x in c], q, t, RQ.get(r))[2] for q, t, u, c, i, r in jobs]
     one = lambda j: self.recommend(str(j[2]), list(j[3]), j[4], qvec=j[0], rvec=RQ.get(j[5]))
+    if getattr(self.mem, 'map', None) is not None and self.items is not None:   # cases at once: the item notes their candidates lack are made first, together (a reader must not write)
+        self.add_items(list(dict.fromkeys(str(c) for cs in cases.candidates for c in cs)))
     return self.prepare_reads()._map(one, jobs)   # the tables first, then every case at once through an LLM agent (its calls in flight together), one after another otherwise
 
 # %% ../nbs/library/06_retrieval.ipynb #486c1211
