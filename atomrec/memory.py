@@ -5,6 +5,7 @@
 # %% ../nbs/library/04_memory.ipynb #3017d5dc
 from __future__ import annotations
 import re, json, time, shutil, tempfile, math, itertools, threading, dataclasses
+from concurrent.futures import ThreadPoolExecutor
 from collections import defaultdict, Counter
 from pathlib import Path
 from typing import NamedTuple
@@ -65,6 +66,11 @@ class NoteEmbedder:
         if self.mode == 'joint': self.enc.encode(list(dict.fromkeys(self.joint_text(n) for n in notes))); return
         texts, idx = [t for n in notes for t in self.texts(n)], self._idx
         if not all(t in idx for t in texts): self._have(texts)
+    def needs_model(self, notes:list[AtomicNote], # notes about to be constructed
+                   )->bool:
+        "Whether embedding `notes` will run the encoder's model while it is not loaded: a content line of theirs is in no cache (their other fields are not known before they are constructed; 'joint' texts hold them, so False)."
+        if self.enc.loaded or self.mode == 'joint': return False
+        return any(t not in self._idx and self.enc.key(t) not in self.enc.cache for n in notes for t in n.content.split('\n') if t.strip())
     def _have(self, texts):
         todo = [t for t in dict.fromkeys(texts) if t not in self._idx]
         if not todo: return
@@ -308,7 +314,7 @@ def item_notes(self:AtomRec, ids:list, # item ids without a note yet (in the ite
               )->list:
     "New item notes for `ids`, constructed, embedded and linked among the items stored; the memory is only read (the service makes them outside its write lock)."
     notes = [AtomicNote(self.item_note_id(i), 'item', i, str(self.items.at[i, 'text']), 0.0, item_id=i) for i in ids]
-    self.mem.construct(notes, {}, {})
+    self._while_loading(lambda: self.mem.construct(notes, {}, {}), self.embedder.needs_model(notes))
     self._apply_ablation(notes)
     self.embedder.prime(notes)
     for n in notes: n.embedding = self.embedder(n)
@@ -333,6 +339,17 @@ def _map(self:AtomRec, fn, # one job -> its result
     "`fn` over `jobs`, results in order: many at once through an agent that calls an LLM (its `map`), else one after another."
     m = getattr(self.mem, 'map', None)
     return m(fn, jobs) if m is not None else [fn(j) for j in jobs]
+
+@patch
+def _while_loading(self:AtomRec, calls, # a job that waits on the network: the memory agent's construct calls
+                   load:bool, # the encoder's model will be needed and is not loaded (`NoteEmbedder.needs_model`)
+                  ):
+    "`calls()`; if `load` and the memory agent calls an LLM, on a thread while this one loads the encoder's model (importing torch and transformers holds one core for seconds the calls spend waiting)."
+    if not load or getattr(self.mem, 'map', None) is None: return calls()
+    with ThreadPoolExecutor(1, thread_name_prefix='atomrec-calls') as ex:
+        job = ex.submit(calls)
+        self.enc.model   # a load that fails raises once the calls are back
+    return job.result()
 
 # %% ../nbs/library/04_memory.ipynb #36b02777
 @patch

@@ -43,8 +43,8 @@ def _prepare_snapshot(self:AtomRec, recs:list, # the batch's traces, in write or
         mine.append(note.copy())   # the batch's later notes of this user see its evidence, not the facets written in the same batch
         notes.append(note)
     evidence = {n.id: r.evidence for n, r in zip(notes, recs)}
-    if B > 1 and getattr(self.mem, 'batched_calls', False): self.mem.construct_batch(notes, recent, evidence)
-    else: self.mem.construct(notes, recent, evidence)
+    construct = self.mem.construct_batch if B > 1 and getattr(self.mem, 'batched_calls', False) else self.mem.construct
+    self._while_loading(lambda: construct(notes, recent, evidence), self.embedder.needs_model(notes))   # the model loads meanwhile if it must
     self._apply_ablation(notes)
     self.embedder.prime(notes)
     for n in notes: n.embedding = self.embedder(n)
