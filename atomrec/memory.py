@@ -462,7 +462,7 @@ def _commit_batch(self:AtomRec, b:WriteBatch, ids:list, # note ids go here, at e
 @patch
 def _write_batch(self:AtomRec, recs:list, ids:list)->int:
     "Write `recs` in order with one neighbour-search product for all (`_prepare_batch`, then `_commit_batch`; snapshot batches: `_prepare_snapshot`, then `_commit_snapshot`)."
-    if self.snapshot: return self._commit_snapshot(self._prepare_snapshot(recs), ids)
+    if self.snapshot: return self._commit_snapshot(self._prepare_snapshot(recs, lean=True), ids)   # committed whole: only the batch's last contexts are encoded
     return self._commit_batch(self._prepare_batch(recs), ids)
 
 # %% ../nbs/library/04_memory.ipynb #ef7edb58
@@ -508,6 +508,7 @@ def _revise(self:AtomRec, note, # the new note that causes the revisions
             revs:list, # the agent's `Revision`s
             seen:dict, # note id -> that neighbour as the agent saw it (an agent may only revise the neighbours it was shown)
             merge:bool=False, # a snapshot batch: a neighbour revised since the agent saw it gets the revision's changes (`merge_terms`), not its values
+            defer:set|None=None, # a set: the revised notes' vectors are left as they were and their ids added here, for the caller to recompute once (`_reembed`) when it has applied every revision it will
            ):
     "Apply the agent's revisions field by field (keywords, tags, context, links; embedding recomputed), log each one with its cause, store them."
     changed, max_links = [], getattr(self.mem, 'max_links', 40)
@@ -530,14 +531,24 @@ def _revise(self:AtomRec, note, # the new note that causes the revisions
         new.timestamp = old.timestamp   # evolution never moves a note in time
         changed.append((old, new))
     if not changed: return
-    self.embedder.prime([n for _, n in changed])
+    if defer is None: self.embedder.prime([n for _, n in changed])
     for old, new in changed:
-        new.embedding = self.embedder(new)
+        if defer is None: new.embedding = self.embedder(new)
+        else: defer.add(new.id)
         after = _JSON.encode(new.fields())   # the log's JSON, kept as the next revision's `before`
         self.log.append(new.id, new.version, note.id, self._fields_json.pop(old.id, None) or old.fields(), after, at=note.timestamp)
         self._fields_json[new.id] = after
     self.store.update([n for _, n in changed])
     self.stats['evolutions'] += len(changed)
+
+@patch
+def _reembed(self:AtomRec, ids, # notes whose vectors `_revise(defer=)` left behind their fields
+            ):
+    "Recompute the vectors of notes `ids` from their fields as they are now (one `prime` for all), and store them."
+    notes = [n.copy() for n in self.store.get_many(sorted(ids))]
+    self.embedder.prime(notes)
+    for n in notes: n.embedding = self.embedder(n)
+    self.store.update(notes)
 
 # %% ../nbs/library/04_memory.ipynb #eba35c9a
 @patch

@@ -32,6 +32,7 @@ class SnapshotBatch:
 # %% ../nbs/library/04a_snapshot.ipynb #740123a1
 @patch
 def _prepare_snapshot(self:AtomRec, recs:list, # the batch's traces, in write order
+                      lean:bool=False, # the batch is committed whole (one `_commit_snapshot`): encode only the contexts that end the batch (`_last_contexts`); False: every revision's, for commits in turns
                      )->SnapshotBatch:
     "Construct, embed, search, link and evolve a batch against the memory as it is now; the memory is only read."
     R, k, B = self.cfg.recent, self.cfg.k_link, len(recs)
@@ -58,9 +59,10 @@ def _prepare_snapshot(self:AtomRec, recs:list, # the batch's traces, in write or
     texts = _Gathered(self.embedder)
     def work(j):
         links, revs, seen = self._link_evolve(notes[j], nbrs[j], B > 1)
-        texts.add(self._revised_views(revs, seen))   # encoded while the other notes' calls are in flight
+        texts.add(self._revised_views(revs, seen, context=not lean))   # encoded while the other notes' calls are in flight
         return links, revs, seen
     out = self._map(work, list(range(B)))
+    if lean: texts.add(self._last_contexts(out))
     texts.flush(force=True)
     links, revs, seen = [o[0] for o in out], [o[1] for o in out], [o[2] for o in out]
     fb = self.mem.take_fallbacks([n.id for n in notes]) if hasattr(self.mem, 'take_fallbacks') else {}
@@ -89,6 +91,7 @@ def _link_evolve(self:AtomRec, note, # a new note, constructed and embedded
 @patch
 def _revised_views(self:AtomRec, revs:list, # a note's `Revision`s
                    seen:list, # neighbour id -> the neighbour as the agent saw it
+                   context:bool=True, # with the revisions' contexts (False: their keywords and tags only)
                   )->list:
     "The neighbours as the revisions write them (their values as written): what the embedder must have the texts of."
     out = []
@@ -97,9 +100,22 @@ def _revised_views(self:AtomRec, revs:list, # a note's `Revision`s
         t = saw.copy()
         if r.keywords is not None: t.keywords = list(r.keywords)
         if r.tags is not None: t.tags = list(r.tags)
-        if r.context is not None: t.context = r.context
+        if r.context is not None and context: t.context = r.context
         out.append(t)
     return out
+
+@patch
+def _last_contexts(self:AtomRec, out:list, # per note of the batch, in order: (links, revisions, neighbours seen)
+                  )->list:
+    "Each revised neighbour as seen, with the context of the batch's last revision that writes one: the only context of it a batch committed whole stores (an earlier one is overwritten before any search reads it)."
+    last = {}
+    for _, revs, seen in out:
+        for r in revs:
+            if r.context is not None and r.note_id in seen: last[r.note_id] = (r.context, seen[r.note_id])
+    views = []
+    for context, saw in last.values():
+        t = saw.copy(); t.context = context; views.append(t)
+    return views
 
 class _Gathered:
     "Notes whose texts the embedder must have, gathered from the answers as they arrive and encoded by one thread at a time, several notes at once (fuller forward passes), while the other calls are still in flight."
@@ -131,15 +147,17 @@ def _commit_snapshot(self:AtomRec, b:SnapshotBatch, # what `_prepare_snapshot` m
     if b.generation != self.store.generation:
         raise AtomRecError("the memory's rows were renumbered (a user forgotten) between prepare and commit: prepare the batch again")
     start = b.done; end = len(b.recs) if most is None else min(len(b.recs), start + most)
+    pending = set()   # revised notes: their vectors are computed once, from the fields this call leaves them with
     for j in range(start, end):
         r, note = b.recs[j], b.notes[j]
         if note.id != f"u:{r.user}:{self._seq[r.user]}": raise AtomRecError(f"{note.id}: the memory was written between prepare and commit; prepare the batch again")
         note.links = b.links[j]
         self.store.add(note); self._took(note)
         self.stats['user_notes'] += 1; self.stats['links'] += len(note.links)
-        if b.revisions[j]: self._revise(note, b.revisions[j], b.seen[j], merge=True)
+        if b.revisions[j]: self._revise(note, b.revisions[j], b.seen[j], merge=True, defer=pending)
         if note.id in b.fallbacks: self.fallbacks[note.id] = list(b.fallbacks[note.id])
         ids[r.row] = note.id; b.done = j + 1
+    if pending: self._reembed(pending)
     if b.done == len(b.recs) and end > start:
         n = len(b.recs)
         if self.cuts and self.cuts[-1][0] == n: self.cuts[-1][1] += 1
