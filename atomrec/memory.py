@@ -314,7 +314,7 @@ def item_notes(self:AtomRec, ids:list, # item ids without a note yet (in the ite
               )->list:
     "New item notes for `ids`, constructed, embedded and linked among the items stored; the memory is only read (the service makes them outside its write lock)."
     notes = [AtomicNote(self.item_note_id(i), 'item', i, str(self.items.at[i, 'text']), 0.0, item_id=i) for i in ids]
-    self._while_loading(lambda: self.mem.construct(notes, {}, {}), self.embedder.needs_model(notes))
+    self._while_loading(lambda: self.mem.construct(notes, {}, {}), notes)
     self._apply_ablation(notes)
     self.embedder.prime(notes)
     for n in notes: n.embedding = self.embedder(n)
@@ -342,10 +342,10 @@ def _map(self:AtomRec, fn, # one job -> its result
 
 @patch
 def _while_loading(self:AtomRec, calls, # a job that waits on the network: the memory agent's construct calls
-                   load:bool, # the encoder's model will be needed and is not loaded (`NoteEmbedder.needs_model`)
+                   notes:list, # the notes they construct
                   ):
-    "`calls()`; if `load` and the memory agent calls an LLM, on a thread while this one loads the encoder's model (importing torch and transformers holds one core for seconds the calls spend waiting)."
-    if not load or getattr(self.mem, 'map', None) is None: return calls()
+    "`calls()`; if the memory agent calls an LLM and embedding `notes` will need the encoder's model, not loaded yet (`NoteEmbedder.needs_model`), on a thread while this one loads it (importing torch and transformers holds one core for seconds the calls spend waiting)."
+    if getattr(self.mem, 'map', None) is None or not self.embedder.needs_model(notes): return calls()
     with ThreadPoolExecutor(1, thread_name_prefix='atomrec-calls') as ex:
         job = ex.submit(calls)
         self.enc.model   # a load that fails raises once the calls are back

@@ -45,7 +45,7 @@ def _prepare_snapshot(self:AtomRec, recs:list, # the batch's traces, in write or
         notes.append(note)
     evidence = {n.id: r.evidence for n, r in zip(notes, recs)}
     construct = self.mem.construct_batch if B > 1 and getattr(self.mem, 'batched_calls', False) else self.mem.construct
-    self._while_loading(lambda: construct(notes, recent, evidence), self.embedder.needs_model(notes))   # the model loads meanwhile if it must
+    self._while_loading(lambda: construct(notes, recent, evidence), notes)   # the model loads meanwhile if it must
     self._apply_ablation(notes)
     self.embedder.prime(notes)
     for n in notes: n.embedding = self.embedder(n)
