@@ -148,16 +148,18 @@ def _commit_snapshot(self:AtomRec, b:SnapshotBatch, # what `_prepare_snapshot` m
         raise AtomRecError("the memory's rows were renumbered (a user forgotten) between prepare and commit: prepare the batch again")
     start = b.done; end = len(b.recs) if most is None else min(len(b.recs), start + most)
     pending = set()   # revised notes: their vectors are computed once, from the fields this call leaves them with
-    for j in range(start, end):
-        r, note = b.recs[j], b.notes[j]
-        if note.id != f"u:{r.user}:{self._seq[r.user]}": raise AtomRecError(f"{note.id}: the memory was written between prepare and commit; prepare the batch again")
-        note.links = b.links[j]
-        self.store.add(note); self._took(note)
-        self.stats['user_notes'] += 1; self.stats['links'] += len(note.links)
-        if b.revisions[j]: self._revise(note, b.revisions[j], b.seen[j], merge=True, defer=pending)
-        if note.id in b.fallbacks: self.fallbacks[note.id] = list(b.fallbacks[note.id])
-        ids[r.row] = note.id; b.done = j + 1
-    if pending: self._reembed(pending)
+    try:
+        for j in range(start, end):
+            r, note = b.recs[j], b.notes[j]
+            if note.id != f"u:{r.user}:{self._seq[r.user]}": raise AtomRecError(f"{note.id}: the memory was written between prepare and commit; prepare the batch again")
+            note.links = b.links[j]
+            self.store.add(note); self._took(note)
+            self.stats['user_notes'] += 1; self.stats['links'] += len(note.links)
+            if b.revisions[j]: self._revise(note, b.revisions[j], b.seen[j], merge=True, defer=pending)
+            if note.id in b.fallbacks: self.fallbacks[note.id] = list(b.fallbacks[note.id])
+            ids[r.row] = note.id; b.done = j + 1
+    finally:
+        if pending: self._reembed(pending)   # also when a note fails half-way: what was applied has its vectors
     if b.done == len(b.recs) and end > start:
         n = len(b.recs)
         if self.cuts and self.cuts[-1][0] == n: self.cuts[-1][1] += 1
