@@ -193,6 +193,7 @@ class AtomRec:
         self._seed_index = None                      # the IVF index of a large memory's seed search (see `seed_index`)
         self.read_only = False                       # `AtomRec.open(..., read_only=True)`: the folder belongs to another process
         self._saving = threading.Lock()              # one checkpoint written at a time (see `write_checkpoint`)
+        self._adding = threading.Lock()              # one `add_items` at a time: readers on several threads missing the same item notes make them once
         self._snapshot = snapshot                    # None: decided by the memory agent (see `snapshot`)
         self.cuts, self.fallbacks = [], {}           # the size of each snapshot batch written, in order; note id -> the LLM stages that fell back for it
 
@@ -302,11 +303,12 @@ def add_items(self:AtomRec, ids, # item ids to give an item note (existing ones 
              )->AtomRec:
     "Create item notes from item text, in batches: construct, embed, link among items."
     if self.items is None: raise AtomRecError("call set_items(items) (or pass items=) before adding item notes")
-    todo = self.missing_items(ids)
-    missing = [i for i in todo if i not in self.items.index]
-    if missing: raise AtomRecError(f"{len(missing)} item ids are not in the item table (e.g. {quote(missing[:3])})")
-    for s in tqdm(range(0, len(todo), batch), desc='item notes', disable=not self.progress or len(todo) < batch, leave=False):
-        self.store_items(self.item_notes(todo[s:s + batch]))
+    with self._adding:   # what is missing is decided and made in one turn: two callers never make the same note
+        todo = self.missing_items(ids)
+        missing = [i for i in todo if i not in self.items.index]
+        if missing: raise AtomRecError(f"{len(missing)} item ids are not in the item table (e.g. {quote(missing[:3])})")
+        for s in tqdm(range(0, len(todo), batch), desc='item notes', disable=not self.progress or len(todo) < batch, leave=False):
+            self.store_items(self.item_notes(todo[s:s + batch]))
     return self
 
 @patch
