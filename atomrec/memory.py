@@ -303,6 +303,7 @@ def add_items(self:AtomRec, ids, # item ids to give an item note (existing ones 
              )->AtomRec:
     "Create item notes from item text, in batches: construct, embed, link among items."
     if self.items is None: raise AtomRecError("call set_items(items) (or pass items=) before adding item notes")
+    if not self.missing_items(ids): return self   # nothing to make: no turn to wait for (a reader whose candidates have notes)
     with self._adding:   # what is missing is decided and made in one turn: two callers never make the same note
         todo = self.missing_items(ids)
         missing = [i for i in todo if i not in self.items.index]
