@@ -196,6 +196,7 @@ class AtomRec:
         self._adding = threading.Lock()              # one `add_items` at a time: readers on several threads missing the same item notes make them once
         self._snapshot = snapshot                    # None: decided by the memory agent (see `snapshot`)
         self.cuts, self.fallbacks = [], {}           # the size of each snapshot batch written, in order; note id -> the LLM stages that fell back for it
+        self.order = None                            # the memory's order model (`atomrec.order.OrderModel`), read by the rank agent as the `sequence` signal; None: none
 
     def close(self, checkpoint:bool=True, # False: let go without saving (after a failed write, the last checkpoint stands)
              ):
@@ -208,7 +209,7 @@ class AtomRec:
     def __exit__(self, *exc): self.close()
 
 # %% ../nbs/library/04_memory.ipynb #7ee06bbe
-MEMORY_FILES = ('notes', 'evolution', 'texts', 'items.parquet', 'memory.json', 'memory.json.tmp', CENTROIDS_FILE)
+MEMORY_FILES = ('notes', 'evolution', 'texts', 'items.parquet', 'memory.json', 'memory.json.tmp', CENTROIDS_FILE, 'order.pt', 'order.json')   # order.*: the memory's order model, if it has one (`atomrec.order`)
 
 @patch
 def checkpoint(self:AtomRec, stale:float=1.0, # compact the notes' table first if its files hold more than this many stale rows per live note (`NoteStore.compact`)
@@ -672,6 +673,9 @@ def open(cls:AtomRec, path, # a memory folder written by `AtomRec`
         self.checkpoint_extra = dict(ck.get('extra', {}))
         self.cuts, self.fallbacks = list(ck.get('cuts', [])), dict(ck.get('fallbacks', {}))
         self.read_only = read_only
+        if (path/'order.json').exists():   # the memory's order model (torch is imported only for a memory that has one)
+            from atomrec.order import OrderModel
+            self.order = OrderModel.load(path)
         self._restore(ck)
         return self
 

@@ -12,11 +12,12 @@ from .core import *
 from .agents import RecAgent, Evidence
 
 # %% auto #0
-__all__ = ['FEATURES', 'DEFAULT_WEIGHTS', 'LGBM_PARAMS', 'ScoringRecAgent', 'RuleRecAgent', 'fit_weights', 'relative_features',
-           'relative_names', 'fit_ranker', 'LearnedRecAgent', 'fit_rank_agent']
+__all__ = ['FEATURES', 'ORDER_FEATURE', 'DEFAULT_WEIGHTS', 'LGBM_PARAMS', 'ScoringRecAgent', 'RuleRecAgent', 'fit_weights',
+           'relative_features', 'relative_names', 'fit_ranker', 'LearnedRecAgent', 'fit_rank_agent']
 
 # %% ../nbs/library/08_ranking.ipynb #f169a337
 FEATURES = ('query', 'profile', 'facets', 'paths', 'collab', 'cooccur', 'popularity', 'transition', 'request', 'itemcf', 'itemcf_recent', 'walk', 'walk2', 'walk3')
+ORDER_FEATURE = 'sequence'   # the column after `FEATURES` when the memory has an order model (`atomrec.order`): its score of each candidate as the user's next item
 DEFAULT_WEIGHTS = dict(query=1.0, profile=1.0, facets=0.5, paths=0.5, collab=0.5, cooccur=0.5, popularity=0.5, transition=0.5, request=1.0, itemcf=0.5, itemcf_recent=0.5, walk=0.5, walk2=0.5, walk3=0.5)
 
 class ScoringRecAgent(RecAgent):
@@ -38,7 +39,7 @@ class RuleRecAgent(ScoringRecAgent):
     def score(self, feats:np.ndarray, # (candidates, len(FEATURES)) signals
              )->np.ndarray:
         "The weighted sum of each candidate's signals."
-        return feats @ np.array([self.weights.get(f, 0.0) for f in FEATURES])
+        return feats @ np.array([self.weights.get(f, 0.0) for f in (FEATURES + (ORDER_FEATURE,))[:feats.shape[1]]])
 
 # %% ../nbs/library/08_ranking.ipynb #f90818aa
 def _ndcg5(scores:np.ndarray, target_idx:np.ndarray, rng_key:np.ndarray)->float:
@@ -67,7 +68,7 @@ def fit_weights(feats:np.ndarray, # (cases, candidates, features) from the valid
                 if not w2.any(): continue
                 v = _ndcg5(f @ w2, target_idx, key)
                 if v > best + 1e-9: best, w = v, w2
-    return {n: float(w[j] / sd[j]) for j, n in enumerate(FEATURES)}, best
+    return {n: float(w[j] / sd[j]) for j, n in enumerate((FEATURES + (ORDER_FEATURE,))[:feats.shape[2]])}, best
 
 # %% ../nbs/library/08_ranking.ipynb #15234a6a
 LGBM_PARAMS = dict(objective='lambdarank', metric='ndcg', eval_at=[5], learning_rate=0.05, num_leaves=15, min_data_in_leaf=50,
@@ -191,10 +192,11 @@ def fit_rank_agent(feats:np.ndarray, # (cases, candidates, len(FEATURES)) from t
                    target_idx:np.ndarray, # index of each case's target among its candidates
                    ranker:str='lgbm', # 'lgbm' (`fit_ranker`) or 'weights' (`fit_weights`)
                    seed:int=0, # seed of the fit
+                   features:tuple=FEATURES, # the columns' names (`AtomRec.feature_names`: `sequence` after `FEATURES` with an order model)
                   )->tuple[ScoringRecAgent, dict]:
     "The rule rank agent fitted on validation cases, and the fit's info (`ndcg5_valid` for weights, `fit_ranker`'s info for lgbm)."
     if ranker == 'lgbm':
-        booster, info = fit_ranker(feats, target_idx, seed=seed)
+        booster, info = fit_ranker(feats, target_idx, features=tuple(features), seed=seed)
         return LearnedRecAgent(booster), info
     if ranker != 'weights': raise AtomRecError(f"ranker must be 'weights' or 'lgbm', not {ranker!r}")
     weights, v = fit_weights(feats, target_idx, seed=seed)

@@ -12,7 +12,7 @@ import numpy as np, scipy.sparse as sp
 from fastcore.basics import patch
 from .agents import Evidence, EvidencePath
 from .memory import AtomRec
-from .ranking import FEATURES
+from .ranking import FEATURES, ORDER_FEATURE
 
 # %% auto #0
 __all__ = ['NEXT_WINDOW', 'RECENCY', 'link_target', 'WALK_BETA', 'WALK_HOPS', 'rp3_walk', 'WalkIndex']
@@ -235,7 +235,7 @@ def features(self:AtomRec, user:str, # the user
              ev:Evidence, # the synthesis of this user's retrieval
              rvec:np.ndarray|None=None, # the request alone, if any
             )->np.ndarray:
-    "The rank agent's signals for each candidate, as columns in `FEATURES` order: (candidates, len(FEATURES))."
+    "The rank agent's signals for each candidate, as columns in `feature_names` order: (candidates, len(FEATURES)), and the order model's score after them if the memory has one."
     own = self.store.notes_of(user, kind='user')
     own_ids = {n.id for n in own}
     cvec = self.store.vectors([self.item_note_id(c) for c in candidates])
@@ -272,4 +272,10 @@ def features(self:AtomRec, user:str, # the user
                 request=cvec @ rvec if rvec is not None else np.zeros(len(candidates)),
                 **{('walk' if k == 0 else f'walk{k + 1}'): walks[:, k] for k in range(WALK_HOPS)})
     assert set(cols) == set(FEATURES), sorted(set(cols) ^ set(FEATURES))
-    return np.stack([cols[f] for f in FEATURES], 1)
+    if self.order is not None: cols[ORDER_FEATURE] = self.order.scores([[n.item_id for n in own]], [candidates])[0]   # the user's notes, oldest first: their sequence
+    return np.stack([cols[f] for f in self.feature_names], 1)
+
+@patch(as_prop=True)
+def feature_names(self:AtomRec)->tuple:
+    "The names of `features`' columns: `FEATURES`, and `sequence` after them when the memory has an order model."
+    return FEATURES + ((ORDER_FEATURE,) if self.order is not None else ())

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/baselines/30_references.ipynb #511c113d
 from __future__ import annotations
-import json, time
+import json, time, tempfile
 from pathlib import Path
 import numpy as np, pandas as pd
 import scipy.sparse as sp
@@ -254,14 +254,20 @@ class LearnedBlendMethod(Method):
                  seed:int=0,
                  train_layers:int=8, # cuts the ranker is fitted on: 1, the validation cases; L, also `Bench.layer_cases` 2 to L (those `layer_share` keeps), each with the signals of what was held at its cut (as AtomRec's `train_layers`)
                  layer_share:float=0.9, # of those, only the layers whose cut holds at least this share of the validation cut's interactions (`Bench.layers_within`)
+                 order:str='auto', # the order model's score as a signal (`sequence`, AtomRec's twin: the same model on the same sequences): 'on', 'off', or 'auto' (on with more than one layer)
+                 order_epochs:int=30, # the order model's most epochs (as AtomRec's `order_epochs`)
                 ):
         self.instr = InstructionMethod(model, encoder, seed=seed)
         super().__init__(seed, tune_users=tune_users, max_profile=max_profile, model=self.instr.opts['model'], **({'train_layers': int(train_layers)} if int(train_layers) != 1 else {}))
         self.tune_users, self.max_profile, self.booster, self.fit_info, self.train_layers, self.layer_share = tune_users, max_profile, None, {}, int(train_layers), float(layer_share)
         if self.train_layers != 1: self.opts['layer_share'] = self.layer_share
         if self.train_layers < 1: raise AtomRecError(f"train_layers must be 1 or more, not {train_layers}")
+        if order not in ('auto', 'on', 'off'): raise AtomRecError(f"order must be 'auto', 'on' or 'off', not {order!r}")
+        self.order, self.order_epochs, self.order_model = order, int(order_epochs), None
+        if order != 'auto': self.opts['order'] = order
+        if self.order_epochs != 30: self.opts['order_epochs'] = self.order_epochs
     @property
-    def backend(self)->str: return f'LightGBM lambdarank over item-kNN, transitions, co-occurrence + encoder ({self.instr.enc.name})'
+    def backend(self)->str: return f'LightGBM lambdarank over item-kNN, transitions, co-occurrence + encoder ({self.instr.enc.name})' + (' + SASRec order model' if self.order_model is not None else '')
 
     def _vectors(self, cases)->dict:
         "Item id -> unit vector of its text, for every history (last `max_profile`) and candidate item of `cases`."
@@ -270,14 +276,17 @@ class LearnedBlendMethod(Method):
         ids = [i for i in ids if str(text.get(i) or '').strip()]
         return dict(zip(ids, self.instr.enc.encode([text[i] for i in ids]))) if ids else {}
 
-    def features(self, cases:pd.DataFrame, signals:InteractionSignals)->list[np.ndarray]:
-        "(candidates, len(BLEND_FEATURES)) per case, aligned with `cases.candidates`."
+    def features(self, cases:pd.DataFrame, signals:InteractionSignals,
+                 order=None, # an order model (`atomrec.order.OrderModel`): its score of each candidate after the case's history, as a last column
+                )->list[np.ndarray]:
+        "(candidates, len(BLEND_FEATURES)) per case, aligned with `cases.candidates` (and the order model's column after them, if given)."
         req, vec = self.instr.score(cases), self._vectors(cases)
+        seq = order.scores([[str(x) for x in h] for h in cases.history], [[str(x) for x in c] for c in cases.candidates]) if order is not None else None
         out = []
-        for h, c, r in zip(cases.history, cases.candidates, req):
+        for k, (h, c, r) in enumerate(zip(cases.history, cases.candidates, req)):
             h, c = [str(x) for x in h], [str(x) for x in c]
             s = signals.case(h, c)
-            out.append(np.column_stack([r, s, profile_scores(h, c, vec, max_profile=self.max_profile)]))
+            out.append(np.column_stack([r, s, profile_scores(h, c, vec, max_profile=self.max_profile)] + ([seq[k]] if seq is not None else [])))
         return out
 
     def fit(self, bench, split, run_dir=None):
@@ -286,17 +295,25 @@ class LearnedBlendMethod(Method):
         if split not in ('test', 'valid'): raise AtomRecError(f"split must be test or valid, not {split!r}")
         self.instr.fit(bench, split)
         t0 = time.time()
+        from atomrec.eval.method import start_order_models
+        L = bench.layers_within(self.train_layers, self.layer_share); I = bench.interactions
+        order = self.order == 'on' or (self.order == 'auto' and L > 1 and bool(((I.pos < I.n - 1 - L) & (I.pos >= 1)).any()))   # as AtomRec's `_wants_order`
+        if order:   # AtomRec's two order models, from the same interactions: one trained at the earliest cut scores the fitting cases, one on all before the test targets the test cases
+            fit_model, test_model, _ = start_order_models(I, L, Path(run_dir or tempfile.mkdtemp())/'order', bench.items.item_id, self.seed, epochs=self.order_epochs)
         vc = tuning_cases(bench, self.tune_users)
         vsig = InteractionSignals(bench.train('valid'), bench.items.item_id)
         parts = [(vc, vsig)] + [(lc, InteractionSignals(bench.before_layer(k), bench.items.item_id))   # the earlier cuts: each with the signals of what was held there
-                                for k in range(bench.layers_within(self.train_layers, self.layer_share), 1, -1) if len(lc := bench.layer_cases(k, sorted(vc.user_id), self.instr.enc))]   # (none when every history is shorter than the layer)
-        F = np.concatenate([np.stack(self.features(cs, sig)) for cs, sig in parts])
+                                for k in range(L, 1, -1) if len(lc := bench.layer_cases(k, sorted(vc.user_id), self.instr.enc))]   # (none when every history is shorter than the layer)
+        fm = fit_model.result() if order else None
+        F = np.concatenate([np.stack(self.features(cs, sig, fm)) for cs, sig in parts])
         tidx = np.concatenate([[list(c).index(t) for c, t in zip(cs.candidates, cs.target)] for cs, _ in parts])
-        self.booster, info = fit_ranker(F, tidx, features=BLEND_FEATURES, seed=self.seed)
+        self.booster, info = fit_ranker(F, tidx, features=BLEND_FEATURES + (('sequence',) if order else ()), seed=self.seed)
         self.signals = vsig if split == 'valid' else InteractionSignals(bench.train(split), bench.items.item_id)
+        self.order_model = (fm if split == 'valid' else test_model.result()) if order else None
         self.fit_info = dict(fitted_on='valid' + (' (the evaluated cases: tuning-only numbers)' if split == 'valid' else ''), users=len(vc), cases=len(F), layers=len(parts),
                              signals_from=f"bench.train({split!r})", fit_seconds=round(time.time() - t0, 2),
-                             **{k: info[k] for k in ('rounds', 'holdout_ndcg5', 'importance_gain')})
+                             **{k: info[k] for k in ('rounds', 'holdout_ndcg5', 'importance_gain')},
+                             **({'order_model': dict(fit=fm.info, test=self.order_model.info)} if order else {}))
         if run_dir is not None:
             Path(run_dir).mkdir(parents=True, exist_ok=True)
             LearnedRecAgent(self.booster).save(Path(run_dir)/'ranker.txt')
@@ -307,6 +324,6 @@ class LearnedBlendMethod(Method):
         if self.booster is None: raise AtomRecError(f"{self.name}: call fit before rank")
         from atomrec.ranking import LearnedRecAgent
         agent = LearnedRecAgent(self.booster)
-        return [ranked(list(c), agent.score(f)) for c, f in zip(cases.candidates, self.features(cases, self.signals))]
+        return [ranked(list(c), agent.score(f)) for c, f in zip(cases.candidates, self.features(cases, self.signals, self.order_model))]
     def info(self)->dict: return dict(self.opts, seed=self.seed, **self.fit_info)
     def close(self): self.instr.close()

@@ -17,8 +17,7 @@ from ..eval.metrics import evaluate
 from ..eval.runner import Method
 
 # %% auto #0
-__all__ = ['TrainedMethod', 'bpr_loss', 'BPRMF', 'BPRMethod', 'norm_adj', 'LightGCN', 'LightGCNMethod', 'SASRecBlock', 'SASRec',
-           'SASRecMethod']
+__all__ = ['TrainedMethod', 'bpr_loss', 'BPRMF', 'BPRMethod', 'norm_adj', 'LightGCN', 'LightGCNMethod', 'SASRecMethod']
 
 # %% ../../nbs/baselines/31_trained.ipynb #ee437c95
 def _digest(*arrays)->str:
@@ -277,40 +276,7 @@ class LightGCNMethod(_PairwiseMethod):
         return bpr + self.hp['reg'] * sum(torch.norm(e, p=2) for e in ego) / len(u)
 
 # %% ../../nbs/baselines/31_trained.ipynb #15cb9103
-class SASRecBlock(nn.Module):
-    "One post-LayerNorm transformer block as in RecBole: causal multi-head attention, then a GELU feed-forward."
-    def __init__(self, dim:int, heads:int, inner:int, dropout:float, attn_dropout:float, eps:float=1e-12):
-        super().__init__()
-        self.heads, self.attn_dropout = heads, attn_dropout
-        self.qkv, self.out = nn.Linear(dim, 3 * dim), nn.Linear(dim, dim)
-        self.ff1, self.ff2 = nn.Linear(dim, inner), nn.Linear(inner, dim)
-        self.ln1, self.ln2, self.drop = nn.LayerNorm(dim, eps=eps), nn.LayerNorm(dim, eps=eps), nn.Dropout(dropout)
-    def forward(self, x):
-        B, L, d = x.shape
-        q, k, v = self.qkv(x).view(B, L, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
-        a = F.scaled_dot_product_attention(q, k, v, dropout_p=self.attn_dropout if self.training else 0.0, is_causal=True)
-        x = self.ln1(x + self.drop(self.out(a.transpose(1, 2).reshape(B, L, d))))
-        return self.ln2(x + self.drop(self.ff2(F.gelu(self.ff1(x)))))
-
-class SASRec(nn.Module):
-    "SASRec (Kang & McAuley 2018): item + learned position embeddings, causal transformer blocks; item table shared for output."
-    def __init__(self, n_items:int, dim:int=64, layers:int=2, heads:int=2, max_len:int=50, dropout:float=0.5, attn_dropout:float=0.5, inner:int=256):
-        super().__init__()
-        self.item, self.pos = nn.Embedding(n_items + 1, dim, padding_idx=0), nn.Embedding(max_len, dim)
-        self.ln, self.drop = nn.LayerNorm(dim, eps=1e-12), nn.Dropout(dropout)
-        self.blocks = nn.ModuleList(SASRecBlock(dim, heads, inner, dropout, attn_dropout) for _ in range(layers))
-        self.apply(self._init)
-        with torch.no_grad(): self.item.weight[0].zero_()
-    @staticmethod
-    def _init(m):
-        if isinstance(m, (nn.Linear, nn.Embedding)): nn.init.normal_(m.weight, 0.0, 0.02)
-        if isinstance(m, nn.Linear) and m.bias is not None: nn.init.zeros_(m.bias)
-        if isinstance(m, nn.LayerNorm): nn.init.ones_(m.weight); nn.init.zeros_(m.bias)
-    def forward(self, seq:torch.Tensor)->torch.Tensor:
-        "Hidden states (B, L, dim) of left-aligned sequences of item indices + 1 (0 = padding at the end)."
-        x = self.drop(self.ln(self.item(seq) + self.pos.weight[:seq.shape[1]]))
-        for b in self.blocks: x = b(x)
-        return x
+from ..order import SASRecBlock, SASRec   # the network lives in the library (the memory's order model is one); the baseline trains it on the benchmark's interactions
 
 # %% ../../nbs/baselines/31_trained.ipynb #cd760d5d
 class SASRecMethod(TrainedMethod):

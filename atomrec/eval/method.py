@@ -11,13 +11,13 @@ from fastcore.basics import patch
 from ..core import *
 from ..encoder import Encoder
 from ..agents import RecAgent, RuleMemoryAgent
-from ..ranking import FEATURES, RuleRecAgent, LearnedRecAgent, fit_rank_agent
+from ..ranking import FEATURES, ORDER_FEATURE, RuleRecAgent, LearnedRecAgent, fit_rank_agent
 from ..memory import AtomRec
 from .runner import Method, tuning_cases
 from .benchmark import Bench
 
 # %% auto #0
-__all__ = ['memory_frame', 'memory_leaks', 'AtomRecMethod']
+__all__ = ['ORDER_LR', 'memory_frame', 'memory_leaks', 'AtomRecMethod', 'start_order_models']
 
 # %% ../../nbs/eval/24_method.ipynb #f7dfb3c8
 def memory_frame(bench:Bench, split:str, users, max_history:int|None, keep_pos:bool=False)->pd.DataFrame:
@@ -54,6 +54,8 @@ class AtomRecMethod(Method):
                  memory_from:str|None=None, # a finished run on the same benchmark whose memory this run starts from (settings may differ only in `READ_TIME`)
                  train_layers:int|None=None, # cuts the rank agent is fitted on: 1, the validation cases; L, also `Bench.layer_cases` 2 to L, each ranked from the memory as it was at its cut (the shared build writes the users' last L - 1 training interactions layer by layer); None: 8 when a LightGBM rank agent is fitted on the shared build (rule agents), else 1
                  layer_share:float=0.9, # of those, only the layers whose cut holds at least this share of the validation cut's interactions (`Bench.layers_within`)
+                 order:str='auto', # the memory's order model (`atomrec.order`), read by the rank agent as the `sequence` signal: 'on', 'off', or 'auto' (on when a LightGBM rank agent is fitted on more than one layer: long histories)
+                 order_epochs:int=30, # the order model's most epochs (at `ORDER_LR`: see `start_order_models`)
                  **opts):
         community = community or ('all' if agent == 'rule' else 'evaluated')
         if community not in ('all', 'evaluated'): raise AtomRecError(f"community must be 'all' or 'evaluated', not {community!r}")
@@ -79,6 +81,10 @@ class AtomRecMethod(Method):
         if self.train_layers > 1:
             if not (community == 'all' and self.shared_build): raise AtomRecError("train_layers > 1 needs the shared build (community='all', shared_build=True): it ranks each layer from the one memory as it grows")
             self.opts['train_layers'], self.opts['layer_share'] = self.train_layers, self.layer_share
+        if order not in ('auto', 'on', 'off'): raise AtomRecError(f"order must be 'auto', 'on' or 'off', not {order!r}")
+        self.order, self.order_epochs, self.order_info = order, int(order_epochs), None
+        if order != 'auto': self.opts['order'] = order
+        if self.order_epochs != 30: self.opts['order_epochs'] = self.order_epochs
         self.cfg = ablation_config(ablation, AtomRecConfig.from_dict({**(config or {}), **opts, 'agent': agent, 'seed': seed}))
         self.weights, self.llm_opts, self.progress, self.ar = weights, llm or {}, progress, None
         self.tuned, self.leaks, self.memory_stats = None, {}, {}
@@ -187,8 +193,8 @@ def _tune(self:AtomRecMethod, bench, ar,
     tidx = np.concatenate([[list(c).index(t) for c, t in zip(cs.candidates, cs.target)] for _, cs, _ in parts])
     users = np.asarray([str(u) for _, cs, _ in parts for u in cs.user_id], dtype=str)
     layer = np.concatenate([np.full(len(cs), k) for k, cs, _ in parts])
-    np.savez_compressed(self.run_dir/'ranker-fit.npz', features=F, target_index=tidx, users=users, layer=layer, names=np.array(FEATURES))   # what it was fitted on
-    agent, info = fit_rank_agent(F, tidx, self.ranker, seed=self.seed)
+    np.savez_compressed(self.run_dir/'ranker-fit.npz', features=F, target_index=tidx, users=users, layer=layer, names=np.array(ar.feature_names))   # what it was fitted on
+    agent, info = fit_rank_agent(F, tidx, self.ranker, seed=self.seed, features=ar.feature_names)
     if self.ranker == 'lgbm':
         self._learned, self.ranker_info = agent.booster, info
         agent.save(self.run_dir/'ranker.txt')
@@ -244,6 +250,43 @@ def fit(self:AtomRecMethod, bench, split, run_dir=None):
     self.build_seconds = time.time() - t1
     return self
 
+# %% ../../nbs/eval/24_method.ipynb #48580e26
+ORDER_LR = 3e-3   # the order model's learning rate (see above)
+
+def start_order_models(frame:pd.DataFrame, # user_id, item_id, pos, n: the interactions the memory is written from (`memory_frame(..., keep_pos=True)`)
+                       layers:int, # L: the earliest cut the rank agent is fitted at
+                       folder:Path, # where the two models are saved (fit/, test/)
+                       items, # every item id the models should know
+                       seed:int=0, # the models' seed
+                       **kw, # `fit_order_model`'s options
+                      )->tuple:
+    "The order models of a layered fit, training one after the other in one child process: (fit model's future, test model's future, (their sequences))."
+    from atomrec.order import order_pool, fit_order_soon
+    f = frame.sort_values(['user_id', 'pos'], kind='stable')
+    seqs = lambda d: {str(u): g.item_id.astype(str).tolist() for u, g in d.groupby('user_id', sort=True)}
+    at_cut, at_test = seqs(f[f.pos < f.n - 1 - layers]), seqs(f[f.pos < f.n - 1])
+    pool = order_pool()
+    kw = dict(lr=ORDER_LR, **kw)
+    fit = fit_order_soon(at_cut, Path(folder)/'fit', pool=pool, items=list(items), seed=seed, **kw)
+    test = fit_order_soon(at_test, Path(folder)/'test', pool=pool, items=list(items), seed=seed, **kw)
+    pool.shutdown(wait=False)
+    return fit, test, (at_cut, at_test)
+
+def _same_sequences(ar:AtomRec, seqs:dict, where:str):
+    "Refuse to use an order model whose training sequences are not the memory's own."
+    mine = ar.note_sequences()
+    if mine != seqs:
+        bad = next(u for u in sorted(set(mine) | set(seqs)) if mine.get(u) != seqs.get(u))
+        raise AtomRecError(f"the order model was trained on other sequences than the memory holds at {where} (first: user {bad!r}): rebuild the run")
+
+@patch
+def _wants_order(self:AtomRecMethod, layers:int, # L: the earliest cut the rank agent is fitted at
+                 frame:pd.DataFrame|None=None, # the interactions with pos and n (auto also needs a user with two before the earliest cut)
+                )->bool:
+    "Does this fit give the memory an order model? `order` on, or auto with a LightGBM rank agent fitted on more than one layer."
+    if self.order != 'auto': return self.order == 'on'
+    return self.ranker == 'lgbm' and layers > 1 and (frame is None or bool(((frame.pos < frame.n - 1 - layers) & (frame.pos >= 1)).any()))
+
 # %% ../../nbs/eval/24_method.ipynb #64ff7b2c
 @patch
 def _fit_shared(self:AtomRecMethod, bench, tune, mem, rec, t0):
@@ -260,23 +303,38 @@ def _fit_shared(self:AtomRecMethod, bench, tune, mem, rec, t0):
     ar = self._open(bench, path, full, cases, mem, rec, key)
     if tune and L > 1 and len(ar.store.ids('user')) > len(cut(L)):   # a build resumed past the earliest cut: the earlier layers cannot be ranked from it any more
         ar.close(); shutil.rmtree(path); ar = self._open(bench, path, full, cases, mem, rec, key)
+    order = tune and self._wants_order(L, full)
+    if order: fit_model, test_model, seqs = start_order_models(full, L, self.run_dir/'order', bench.items.item_id, self.seed, epochs=self.order_epochs)   # trains beside the build
     ar.observe_many(cut(L), resume=self._resumable)
-    layers, vusers = [], sorted(tuning_cases(bench, self.tune_users).user_id)
+    if order: _same_sequences(ar, seqs[0], f'layer {L}')
+    layers, vusers, histories = [], sorted(tuning_cases(bench, self.tune_users).user_id), []
     for k in range(L, 1, -1):   # the earlier cuts, earliest first: rank the layer's cases, then write its targets (every user's interaction at that place)
         if tune:
             lc = bench.layer_cases(k, vusers, self.enc)   # none when every history is shorter than the layer (goodreads keeps at most 9 interactions a user)
             if len(lc): layers.append((k, lc, np.stack(ar.recommend_many(lc, return_features=True))))
+            if len(lc) and order: histories.append([[n.item_id for n in ar.store.notes_of(str(u), kind='user')] for u in lc.user_id])   # the sequences the order model reads at this cut
             self.memory_stats[f'layer{k}'] = dict(cases=len(lc), user_notes=len(ar.store.ids('user')), leaks=memory_leaks(ar, bench, 'valid', layer=k))
         ar.observe_many(at(k), resume=self._resumable)
     if self._resumable and len(ar.store.ids('user')) == len(before):   # the pre-target state, for `memory_from` (a run resumed past it keeps the one it took)
         shutil.copyfile(ar.path/'memory.json', self.run_dir/'memory-before.json')
     if tune:
         ar.rec = RuleRecAgent()
+        if order:   # the model trained on the memory at the earliest cut scores every fitting case; then the memory ranks with it
+            t = time.time(); model = fit_model.result(); self.order_wait = round(time.time() - t, 2)
+            layers = [(k, lc, np.concatenate([F, np.stack(model.scores(h, [list(map(str, c)) for c in lc.candidates]))[:, :, None]], 2))
+                      for (k, lc, F), h in zip(layers, histories)]
+            ar.set_order(model)
         self._tune(bench, ar, layers); self._stats(ar, 'valid')
     if self.cfg.agent == 'rule': ar.rec = self._rank_agent()
     self.tune_seconds = time.time() - t0
     t1 = time.time()
     ar.observe_many(targets, resume=self._resumable)
+    if order:   # the test memory ranks with the model trained on it (each user's last note, the validation target, held out)
+        _same_sequences(ar, seqs[1], 'the test cut'); t = time.time(); ar.set_order(test_model.result()); self.order_wait += round(time.time() - t, 2)
+        self.order_info = dict(fit=model.info, test=ar.order.info, waited_seconds=self.order_wait)
+    elif not tune and self.ranker_info and ORDER_FEATURE in self.ranker_info.get('features', ()) and ar.order is None:   # resumed after the fit
+        from atomrec.order import OrderModel
+        ar.set_order(OrderModel.load(self.run_dir/'order'/'test'))
     self.enc.save_cache()
     self.ar = ar; self._stats(ar, 'test')
     self.build_seconds = time.time() - t1
@@ -299,7 +357,7 @@ def rank(self:AtomRecMethod, cases):
 def info(self:AtomRecMethod):
     return dict(Method.info(self), config=self.cfg.to_dict(), weights=self.weights if self.ranker == 'weights' else None, tuned=self.tuned,
                 **({'ranker_model': {k: self.ranker_info[k] for k in ('model', 'rounds', 'cases', 'importance_gain') if k in self.ranker_info}}
-                   if self.ranker_info else {}))
+                   if self.ranker_info else {}), **({'order_model': self.order_info} if self.order_info else {}))
 
 # %% ../../nbs/eval/24_method.ipynb #cf878704
 @patch
