@@ -150,4 +150,8 @@ def forget(self:AtomRec, user:str, # the user to forget
     self.store.prune_versions()
     if self.store.version != v: self.checkpoint()
     self.prune_texts()   # the vectors of texts only their notes carried (a review, say) leave the disk too
-    return dict(user=user, notes=gone, links=links, revised=revised, reverted=sorted(n.id for n in reverted))
+    order = {}
+    if self.order is not None:   # the order model learned from their sequence: trained again without it, with the same settings (`atomrec.order.refit_order`)
+        from atomrec.order import refit_order
+        self.set_order(refit_order(self.order, self.note_sequences())); order = dict(order_model='retrained without them')
+    return dict(user=user, notes=gone, links=links, revised=revised, reverted=sorted(n.id for n in reverted), **order)
