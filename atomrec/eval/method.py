@@ -17,7 +17,7 @@ from .runner import Method, tuning_cases
 from .benchmark import Bench
 
 # %% auto #0
-__all__ = ['ORDER_LR', 'memory_frame', 'memory_leaks', 'AtomRecMethod', 'start_order_models']
+__all__ = ['ORDER_LR', 'ORDER_PATIENCE', 'memory_frame', 'memory_leaks', 'AtomRecMethod', 'start_order_models']
 
 # %% ../../nbs/eval/24_method.ipynb #f7dfb3c8
 def memory_frame(bench:Bench, split:str, users, max_history:int|None, keep_pos:bool=False)->pd.DataFrame:
@@ -250,8 +250,9 @@ def fit(self:AtomRecMethod, bench, split, run_dir=None):
     self.build_seconds = time.time() - t1
     return self
 
-# %% ../../nbs/eval/24_method.ipynb #48580e26
+# %% ../../nbs/eval/24_method.ipynb #53eb47e4
 ORDER_LR = 3e-3   # the order model's learning rate (see above)
+ORDER_PATIENCE = 5   # epochs without a better held-out NDCG@10 before its training stops (see above)
 
 def start_order_models(frame:pd.DataFrame, # user_id, item_id, pos, n: the interactions the memory is written from (`memory_frame(..., keep_pos=True)`)
                        layers:int, # L: the earliest cut the rank agent is fitted at
@@ -266,7 +267,7 @@ def start_order_models(frame:pd.DataFrame, # user_id, item_id, pos, n: the inter
     seqs = lambda d: {str(u): g.item_id.astype(str).tolist() for u, g in d.groupby('user_id', sort=True)}
     at_cut, at_test = seqs(f[f.pos < f.n - 1 - layers]), seqs(f[f.pos < f.n - 1])
     pool = order_pool()
-    kw = dict(lr=ORDER_LR, **kw)
+    kw = dict(dict(lr=ORDER_LR, patience=ORDER_PATIENCE), **kw)
     fit = fit_order_soon(at_cut, Path(folder)/'fit', pool=pool, items=list(items), seed=seed, **kw)
     test = fit_order_soon(at_test, Path(folder)/'test', pool=pool, items=list(items), seed=seed, **kw)
     pool.shutdown(wait=False)
