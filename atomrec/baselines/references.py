@@ -295,9 +295,9 @@ class LearnedBlendMethod(Method):
         if split not in ('test', 'valid'): raise AtomRecError(f"split must be test or valid, not {split!r}")
         self.instr.fit(bench, split)
         t0 = time.time()
-        from atomrec.eval.method import start_order_models
+        from atomrec.eval.method import start_order_models, order_wanted
         L = bench.layers_within(self.train_layers, self.layer_share); I = bench.interactions
-        order = self.order == 'on' or (self.order == 'auto' and L > 1 and bool(((I.pos < I.n - 1 - L) & (I.pos >= 1)).any()))   # as AtomRec's `_wants_order`
+        order = order_wanted(self.order, L, I)   # as AtomRec's (its ranker is LightGBM)
         if order:   # AtomRec's two order models, from the same interactions: one trained at the earliest cut scores the fitting cases, one on all before the test targets the test cases
             fit_model, test_model, _ = start_order_models(I, L, Path(run_dir or tempfile.mkdtemp())/'order', bench.items.item_id, self.seed, epochs=self.order_epochs)
         vc = tuning_cases(bench, self.tune_users)

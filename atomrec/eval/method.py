@@ -17,7 +17,7 @@ from .runner import Method, tuning_cases
 from .benchmark import Bench
 
 # %% auto #0
-__all__ = ['ORDER_LR', 'ORDER_PATIENCE', 'memory_frame', 'memory_leaks', 'AtomRecMethod', 'start_order_models']
+__all__ = ['ORDER_LR', 'ORDER_PATIENCE', 'memory_frame', 'memory_leaks', 'AtomRecMethod', 'start_order_models', 'order_wanted']
 
 # %% ../../nbs/eval/24_method.ipynb #f7dfb3c8
 def memory_frame(bench:Bench, split:str, users, max_history:int|None, keep_pos:bool=False)->pd.DataFrame:
@@ -250,7 +250,7 @@ def fit(self:AtomRecMethod, bench, split, run_dir=None):
     self.build_seconds = time.time() - t1
     return self
 
-# %% ../../nbs/eval/24_method.ipynb #53eb47e4
+# %% ../../nbs/eval/24_method.ipynb #305b013f
 ORDER_LR = 3e-3   # the order model's learning rate (see above)
 ORDER_PATIENCE = 5   # epochs without a better held-out NDCG@10 before its training stops (see above)
 
@@ -280,13 +280,20 @@ def _same_sequences(ar:AtomRec, seqs:dict, where:str):
         bad = next(u for u in sorted(set(mine) | set(seqs)) if mine.get(u) != seqs.get(u))
         raise AtomRecError(f"the order model was trained on other sequences than the memory holds at {where} (first: user {bad!r}): rebuild the run")
 
-@patch
-def _wants_order(self:AtomRecMethod, layers:int, # L: the earliest cut the rank agent is fitted at
+def order_wanted(order:str, # 'on', 'off' or 'auto'
+                 layers:int, # L: the earliest cut the rank agent is fitted at
                  frame:pd.DataFrame|None=None, # the interactions with pos and n (auto also needs a user with two before the earliest cut)
                 )->bool:
-    "Does this fit give the memory an order model? `order` on, or auto with a LightGBM rank agent fitted on more than one layer."
-    if self.order != 'auto': return self.order == 'on'
-    return self.ranker == 'lgbm' and layers > 1 and (frame is None or bool(((frame.pos < frame.n - 1 - layers) & (frame.pos >= 1)).any()))
+    "Does a layered fit train order models? `order` on, or auto with more than one layer (long histories) and a sequence to train on."
+    if order != 'auto': return order == 'on'
+    return layers > 1 and (frame is None or bool(((frame.pos < frame.n - 1 - layers) & (frame.pos >= 1)).any()))
+
+@patch
+def _wants_order(self:AtomRecMethod, layers:int, # L: the earliest cut the rank agent is fitted at
+                 frame:pd.DataFrame|None=None, # the interactions with pos and n
+                )->bool:
+    "Does this fit give the memory an order model? `order_wanted`, and auto only for a LightGBM rank agent."
+    return order_wanted(self.order, layers, frame) and (self.order == 'on' or self.ranker == 'lgbm')
 
 # %% ../../nbs/eval/24_method.ipynb #64ff7b2c
 @patch
