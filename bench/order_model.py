@@ -18,9 +18,8 @@ import numpy as np, pandas as pd, torch
 from atomrec.eval.benchmark import Bench
 from atomrec.eval.runner import tuning_cases
 from atomrec.baselines.trained import SASRecMethod
-from atomrec.ranking import fit_ranker, LearnedRecAgent
-from atomrec.eval.metrics import evaluate, paired_bootstrap
-from order_signals import RAW
+from atomrec.eval.metrics import evaluate
+from order_signals import RAW, fit_and_score
 
 def sasrec_scores(bench:Bench, epochs:int, lr:float, cache:Path)->dict:
     "The fit model's scores of the fitting cases (in `order_signals.matrices`' row order) and of the test cases, and the test model's of the test cases."
@@ -63,11 +62,8 @@ def main():
     rows = []
     for tag, fx, tx, nm in sets:
         for seed in range(a.seeds):
-            b, info = fit_ranker(np.concatenate([R] + fx, 2), tidx, features=RAW + tuple(nm), seed=seed, rounds_from='holdout')
-            ag = LearnedRecAgent(b); G = np.concatenate([Rt] + tx, 2)
-            pu = evaluate(pd.DataFrame(dict(user_id=tc.user_id.astype(str), ranking=[list(map(str, c)) for c in tc.candidates], scores=[ag.score(g).tolist() for g in G])), tc)[1]
-            lu = pu.user_id.astype(str).isin(long); bt = paired_bootstrap(pu, sas)
-            rows.append(dict(signals=tag, test=pu['ndcg@5'].mean(), long=pu[lu]['ndcg@5'].mean(), vs_sasrec=bt['diff'], p=bt['p'])); print(rows[-1], flush=True)
+            r = fit_and_score(np.concatenate([R] + fx, 2), tidx, np.concatenate([Rt] + tx, 2), RAW + tuple(nm), seed, tc, long, sas)
+            rows.append(dict(signals=tag, **{k: r[k] for k in ('test', 'long', 'vs_sasrec', 'p')})); print(rows[-1], flush=True)
     df = pd.DataFrame(rows)
     agg = {c: (lambda v, c=c: f"{v.mean():+.4f} [{v.min():+.4f}, {v.max():+.4f}]" if c == 'vs_sasrec' else f"{v.mean():.4f} [{v.min():.4f}, {v.max():.4f}]") for c in ('test', 'long', 'vs_sasrec')}
     agg['p'] = lambda v: f"{v.mean():.3f} (max {v.max():.3f})"

@@ -71,6 +71,16 @@ def matrices(bench:Bench):
     names = list(X[0]); Xa = np.stack([np.column_stack([x[s] for s in names]) for x in X])
     return np.stack(R[:n]), Xa[:n], np.array(T[:n]), np.stack(R[n:]), Xa[n:], names
 
+def fit_and_score(F:np.ndarray, tidx:np.ndarray, G:np.ndarray, names:tuple, seed:int, tc:pd.DataFrame, long:set, sas:pd.DataFrame|None=None)->dict:
+    "LightGBM fitted on the fitting cases' signals `F` (rounds from a holdout), then the test cases' (`G`) N@5 overall, on the `long` users, and against SASRec's per-user results if given."
+    b, info = fit_ranker(F, tidx, features=names, seed=seed, rounds_from='holdout')
+    ag = LearnedRecAgent(b)
+    pu = evaluate(pd.DataFrame(dict(user_id=tc.user_id.astype(str), ranking=[list(map(str, c)) for c in tc.candidates], scores=[ag.score(g).tolist() for g in G])), tc)[1]
+    lu = pu.user_id.astype(str).isin(long)
+    out = dict(holdout=info['holdout_ndcg5'], test=pu['ndcg@5'].mean(), long=pu[lu]['ndcg@5'].mean())
+    if sas is not None: bt = paired_bootstrap(pu, sas); out.update(vs_sasrec=bt['diff'], p=bt['p'])
+    return out
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--bench', required=True, help='benchmark folder (prepared without requests)')
@@ -95,12 +105,8 @@ def main():
     for tag, sel in sets:
         cols = [names.index(s) for s in sel]
         for seed in range(a.seeds):
-            b, info = fit_ranker(np.concatenate([R, X[:, :, cols]], 2), tidx, features=RAW + tuple(sel), seed=seed, rounds_from='holdout')
-            ag = LearnedRecAgent(b); G = np.concatenate([Rt, Xt[:, :, cols]], 2)
-            pu = evaluate(pd.DataFrame(dict(user_id=tc.user_id.astype(str), ranking=[list(map(str, c)) for c in tc.candidates], scores=[ag.score(g).tolist() for g in G])), tc)[1]
-            lu = pu.user_id.astype(str).isin(long)
-            row = dict(signals=tag, seed=seed, holdout=round(info['holdout_ndcg5'], 4), test=round(pu['ndcg@5'].mean(), 4), long=round(pu[lu]['ndcg@5'].mean(), 4))
-            if sas is not None: bt = paired_bootstrap(pu, sas); row.update(vs_sasrec=round(bt['diff'], 4), p=round(bt['p'], 3))
+            r = fit_and_score(np.concatenate([R, X[:, :, cols]], 2), tidx, np.concatenate([Rt, Xt[:, :, cols]], 2), RAW + tuple(sel), seed, tc, long, sas)
+            row = dict(signals=tag, seed=seed, **{k: round(v, 3 if k == 'p' else 4) for k, v in r.items()})
             rows.append(row); print(row, flush=True)
     df = pd.DataFrame(rows)
     if a.seeds > 1:   # mean over the fits, and the range

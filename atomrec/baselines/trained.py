@@ -276,7 +276,7 @@ class LightGCNMethod(_PairwiseMethod):
         return bpr + self.hp['reg'] * sum(torch.norm(e, p=2) for e in ego) / len(u)
 
 # %% ../../nbs/baselines/31_trained.ipynb #15cb9103
-from ..order import SASRecBlock, SASRec   # the network lives in the library (the memory's order model is one); the baseline trains it on the benchmark's interactions
+from ..order import SASRecBlock, SASRec, windows   # the network lives in the library (the memory's order model is one); the baseline trains it on the benchmark's interactions
 
 # %% ../../nbs/baselines/31_trained.ipynb #cd760d5d
 class SASRecMethod(TrainedMethod):
@@ -294,15 +294,9 @@ class SASRecMethod(TrainedMethod):
 
     def _prepare(self):
         "Cut each user's training sequence, from its end, into windows of `max_len` inputs and next-item targets."
-        L = self.hp['max_len']
         cuts = np.flatnonzero(np.diff(self.train_u)) + 1
-        xs, ys, us = [], [], []
-        for seg_u, s in zip(np.split(self.train_u, cuts), np.split(self.train_i + 1, cuts)):
-            for end in range(len(s) - 1, 0, -L):
-                a = max(0, end - L); xs.append(s[a:end]); ys.append(s[a + 1:end + 1]); us.append(seg_u[0])
-        self.X = np.zeros((len(xs), L), dtype=np.int64); self.Y = np.zeros_like(self.X)
-        self.lens = np.array([len(x) for x in xs], dtype=np.int64); self.win_user = np.array(us, dtype=np.int64)
-        for r, (x, y) in enumerate(zip(xs, ys)): self.X[r, :len(x)] = x; self.Y[r, :len(y)] = y
+        self.X, self.Y, self.lens, of = windows(np.split(self.train_i + 1, cuts), self.hp['max_len'])   # the memory's order model cuts the same windows
+        self.win_user = np.asarray(self.train_u)[np.r_[0, cuts][of]].astype(np.int64)   # each window's user: the first of its sequence's rows
 
     def _build(self):
         h = self.hp
