@@ -17,8 +17,8 @@ from .memory import AtomRec
 from .ranking import ORDER_FEATURE
 
 # %% auto #0
-__all__ = ['ORDER_FILES', 'SASRecBlock', 'SASRec', 'OrderModel', 'windows', 'fit_order_model', 'order_pool', 'fit_order_soon',
-           'refit_order']
+__all__ = ['ORDER_FILES', 'SASRecBlock', 'SASRec', 'OrderModel', 'windows', 'popularity_ndcg10', 'fit_order_model', 'order_pool',
+           'fit_order_soon', 'refit_options', 'refit_order']
 
 # %% ../nbs/library/07a_order.ipynb #def6f582
 class SASRecBlock(nn.Module):
@@ -138,12 +138,22 @@ def _ndcg10(model:OrderModel, encoded:tuple, targets:np.ndarray)->float:
         rank = (S > S[torch.arange(len(targets)), torch.from_numpy(targets)][:, None]).sum(1).numpy()
     return float(np.where(rank < 10, 1 / np.log2(rank + 2), 0.0).mean())
 
+def popularity_ndcg10(seqs:list, # training sequences of item indices + 1
+                      targets:np.ndarray, # held-out item indices
+                      n_items:int, # catalogue size
+                     )->float:
+    "Mean NDCG@10 of each held-out target among all items ranked by how often they occur in `seqs` (the floor a model of order must clear)."
+    counts = np.bincount(np.concatenate([np.asarray(s, dtype=np.int64) - 1 for s in seqs] + [np.zeros(0, np.int64)]), minlength=n_items)[:n_items]
+    rank = (counts[None, :] > counts[np.asarray(targets)][:, None]).sum(1)
+    return float(np.where(rank < 10, 1 / np.log2(rank + 2), 0.0).mean())
+
 def fit_order_model(sequences:dict, # key (a user) -> item ids, oldest first
                     items:list|None=None, # every item the model should know (default: those in the sequences)
                     epochs:int=100, # most epochs (early stopping usually ends sooner)
                     lr:float=1e-3, # Adam learning rate
                     batch_size:int=256, # windows per step
                     patience:int=10, # epochs without a better held-out NDCG@10 before stopping
+                    patience_steps:int=0, # ...and at least this many optimizer steps (a plateau is a number of steps, not epochs: small data has few steps an epoch)
                     seed:int=0, # seeds the weights, the batches and dropout
                     threads:int=1, # torch CPU threads while training (1: the same weights on every machine with the same torch)
                     **hp, # `OrderModel`'s network sizes (dim, layers, heads, max_len, dropout, attn_dropout, inner)
@@ -157,11 +167,12 @@ def fit_order_model(sequences:dict, # key (a user) -> item ids, oldest first
     if not held: raise AtomRecError("fit_order_model needs at least one sequence of two items or more (its last is held out)")
     X, Y, lens, _ = windows([s[:-1] for s in seqs], L)
     vh, vt = model._encode([[model.items[i - 1] for i in s[:-1]] for s in held]), np.array([s[-1] - 1 for s in held])   # encoded once
+    steps = -(-len(X) // batch_size); wait = max(patience, -(-patience_steps // steps))   # optimizer steps an epoch; epochs without a better held-out NDCG@10 before stopping
     before = torch.get_num_threads(); torch.set_num_threads(threads)
     try:
         torch.manual_seed(seed); rng = np.random.default_rng(seed); net = model.net
         opt = torch.optim.Adam(net.parameters(), lr=lr, foreach=True)
-        best, best_ep, best_state, bad, t0, ep = -1.0, 0, None, 0, time.time(), 0
+        best, best_ep, best_state, bad, t0, ep, curve = -1.0, 0, None, 0, time.time(), 0, []
         for ep in range(1, epochs + 1):
             net.train(); perm = rng.permutation(len(X))
             for s in range(0, len(perm), batch_size):
@@ -169,15 +180,17 @@ def fit_order_model(sequences:dict, # key (a user) -> item ids, oldest first
                 x, y = torch.from_numpy(X[b, :lm]), torch.from_numpy(Y[b, :lm]); m = y > 0
                 loss = F.cross_entropy(net(x)[m] @ net.item.weight[1:].T, y[m] - 1)
                 opt.zero_grad(); loss.backward(); opt.step()
-            nd = _ndcg10(model, vh, vt)
+            nd = _ndcg10(model, vh, vt); curve.append(round(nd, 5))
             if nd > best: best, best_ep, best_state, bad = nd, ep, copy.deepcopy(net.state_dict()), 0
             else:
                 bad += 1
-                if bad >= patience: break
+                if bad >= wait: break
         net.load_state_dict(best_state); net.eval()
     finally: torch.set_num_threads(before)
     model.info = dict(seed=seed, sequences=len(seqs), items=len(items), windows=len(X), epochs=epochs, lr=lr, batch_size=batch_size, patience=patience,
-                      epochs_run=ep, best_epoch=best_ep, held_out_ndcg10=round(best, 5), train_seconds=round(time.time() - t0, 2))
+                      **({'patience_steps': patience_steps} if patience_steps else {}), steps_per_epoch=steps,
+                      epochs_run=ep, best_epoch=best_ep, held_out_ndcg10=round(best, 5), train_seconds=round(time.time() - t0, 2),
+                      popularity_ndcg10=round(popularity_ndcg10([s[:-1] for s in seqs], vt, len(items)), 5), curve=curve)
     return model
 
 # %% ../nbs/library/07a_order.ipynb #40024462
@@ -255,9 +268,15 @@ def fit_order(self:AtomRec, **kw, # `fit_order_model`'s options
     return model
 
 # %% ../nbs/library/07a_order.ipynb #76e74ef1
+def refit_options(model:OrderModel, # a trained model
+                 )->dict:
+    "`fit_order_model`'s options that train `model` again the way it was trained: its items, sizes and training settings."
+    i = model.info
+    return dict(items=model.items, **{k: i[k] for k in ('epochs', 'lr', 'batch_size', 'patience', 'patience_steps', 'seed') if k in i}, **model.hp)
+
 def refit_order(model:OrderModel, # the model to train again
                 sequences:dict, # the sequences it should learn from now
                )->OrderModel:
     "A model trained on `sequences` with `model`'s items, sizes and training settings."
-    i = model.info
-    return fit_order_model(sequences, items=model.items, **{k: i[k] for k in ('epochs', 'lr', 'batch_size', 'patience', 'seed') if k in i}, **model.hp)
+    return fit_order_model(sequences, **refit_options(model))
+

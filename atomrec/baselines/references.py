@@ -256,6 +256,7 @@ class LearnedBlendMethod(Method):
                  layer_share:float=0.9, # of those, only the layers whose cut holds at least this share of the validation cut's interactions (`Bench.layers_within`)
                  order:str='auto', # the order model's score as a signal (`sequence`, AtomRec's twin: the same model on the same sequences): 'on', 'off', or 'auto' (on with more than one layer)
                  order_epochs:int=30, # the order model's most epochs (as AtomRec's `order_epochs`)
+                 order_floor:float|None=None, # as AtomRec's `order_floor` (None: `ORDER_FLOOR`; 0: always)
                 ):
         self.instr = InstructionMethod(model, encoder, seed=seed)
         super().__init__(seed, tune_users=tune_users, max_profile=max_profile, model=self.instr.opts['model'], **({'train_layers': int(train_layers)} if int(train_layers) != 1 else {}))
@@ -266,6 +267,9 @@ class LearnedBlendMethod(Method):
         self.order, self.order_epochs, self.order_model = order, int(order_epochs), None
         if order != 'auto': self.opts['order'] = order
         if self.order_epochs != 30: self.opts['order_epochs'] = self.order_epochs
+        from atomrec.eval.method import ORDER_FLOOR
+        self.order_floor = ORDER_FLOOR if order_floor is None else float(order_floor)
+        if order_floor is not None: self.opts['order_floor'] = self.order_floor
     @property
     def backend(self)->str: return f'LightGBM lambdarank over item-kNN, transitions, co-occurrence + encoder ({self.instr.enc.name})' + (' + SASRec order model' if self.order_model is not None else '')
 
@@ -295,25 +299,29 @@ class LearnedBlendMethod(Method):
         if split not in ('test', 'valid'): raise AtomRecError(f"split must be test or valid, not {split!r}")
         self.instr.fit(bench, split)
         t0 = time.time()
-        from atomrec.eval.method import start_order_models, order_wanted
+        from atomrec.eval.method import start_order_models, order_wanted, order_verdict
         L = bench.layers_within(self.train_layers, self.layer_share); I = bench.interactions
         order = order_wanted(self.order, L, I)   # as AtomRec's (its ranker is LightGBM)
         if order:   # AtomRec's two order models, from the same interactions: one trained at the earliest cut scores the fitting cases, one on all before the test targets the test cases
-            fit_model, test_model, _ = start_order_models(I, L, Path(run_dir or tempfile.mkdtemp())/'order', bench.items.item_id, self.seed, epochs=self.order_epochs)
+            fit_model, test_model, _ = start_order_models(I, L, Path(run_dir or tempfile.mkdtemp())/'order', bench.items.item_id, self.seed, floor=self.order_floor, epochs=self.order_epochs)
         vc = tuning_cases(bench, self.tune_users)
         vsig = InteractionSignals(bench.train('valid'), bench.items.item_id)
         parts = [(vc, vsig)] + [(lc, InteractionSignals(bench.before_layer(k), bench.items.item_id))   # the earlier cuts: each with the signals of what was held there
                                 for k in range(L, 1, -1) if len(lc := bench.layer_cases(k, sorted(vc.user_id), self.instr.enc))]   # (none when every history is shorter than the layer)
         fm = fit_model.result() if order else None
-        F = np.concatenate([np.stack(self.features(cs, sig, fm)) for cs, sig in parts])
+        why = order_verdict(fm.info, floor=self.order_floor) if order else None   # AtomRec's rule: a model that did not learn feeds nothing
+        F = np.concatenate([np.stack(self.features(cs, sig, None if why else fm)) for cs, sig in parts])
         tidx = np.concatenate([[list(c).index(t) for c, t in zip(cs.candidates, cs.target)] for cs, _ in parts])
-        self.booster, info = fit_ranker(F, tidx, features=BLEND_FEATURES + (('sequence',) if order else ()), seed=self.seed)
+        self.booster, info = fit_ranker(F, tidx, features=BLEND_FEATURES + (('sequence',) if order and not why else ()), seed=self.seed)
         self.signals = vsig if split == 'valid' else InteractionSignals(bench.train(split), bench.items.item_id)
-        self.order_model = (fm if split == 'valid' else test_model.result()) if order else None
+        tm = None if not order or why or split == 'valid' else test_model.result()
+        if tm is not None and (why := order_verdict(fm.info, tm.info, floor=self.order_floor)):   # the two models disagree: fitted again without the column
+            self.booster, info = fit_ranker(F[:, :, :-1], tidx, features=BLEND_FEATURES, seed=self.seed)
+        self.order_model = None if not order or why else fm if split == 'valid' else tm
         self.fit_info = dict(fitted_on='valid' + (' (the evaluated cases: tuning-only numbers)' if split == 'valid' else ''), users=len(vc), cases=len(F), layers=len(parts),
                              signals_from=f"bench.train({split!r})", fit_seconds=round(time.time() - t0, 2),
                              **{k: info[k] for k in ('rounds', 'holdout_ndcg5', 'importance_gain')},
-                             **({'order_model': dict(fit=fm.info, test=self.order_model.info)} if order else {}))
+                             **({'order_model': dict(fit=fm.info, **({'test': tm.info} if tm is not None else {}), used=not why, **({'why': why} if why else {}))} if order else {}))
         if run_dir is not None:
             Path(run_dir).mkdir(parents=True, exist_ok=True)
             LearnedRecAgent(self.booster).save(Path(run_dir)/'ranker.txt')

@@ -4,7 +4,8 @@
 
 # %% ../../nbs/eval/24_method.ipynb #83e6c5de
 from __future__ import annotations
-import time, shutil, tempfile
+import sys, time, shutil, tempfile, threading
+from concurrent.futures import Future
 from pathlib import Path
 import numpy as np, pandas as pd
 from fastcore.basics import patch
@@ -15,9 +16,11 @@ from ..ranking import FEATURES, ORDER_FEATURE, RuleRecAgent, LearnedRecAgent, fi
 from ..memory import AtomRec
 from .runner import Method, tuning_cases
 from .benchmark import Bench
+from .drift import signal_drift, drift_summary, drift_warning, DRIFT_BOUND, DRIFT_CASES
 
 # %% auto #0
-__all__ = ['ORDER_LR', 'ORDER_PATIENCE', 'memory_frame', 'memory_leaks', 'AtomRecMethod', 'start_order_models', 'order_wanted']
+__all__ = ['ORDER_LR', 'ORDER_PATIENCE', 'ORDER_PATIENCE_STEPS', 'ORDER_FLOOR', 'ORDER_AGREEMENT', 'memory_frame', 'memory_leaks',
+           'AtomRecMethod', 'order_recipe', 'same_budget', 'order_verdict', 'start_order_models', 'order_wanted']
 
 # %% ../../nbs/eval/24_method.ipynb #f7dfb3c8
 def memory_frame(bench:Bench, split:str, users, max_history:int|None, keep_pos:bool=False)->pd.DataFrame:
@@ -56,6 +59,7 @@ class AtomRecMethod(Method):
                  layer_share:float=0.9, # of those, only the layers whose cut holds at least this share of the validation cut's interactions (`Bench.layers_within`)
                  order:str='auto', # the memory's order model (`atomrec.order`), read by the rank agent as the `sequence` signal: 'on', 'off', or 'auto' (on when a LightGBM rank agent is fitted on more than one layer: long histories)
                  order_epochs:int=30, # the order model's most epochs (at `ORDER_LR`: see `start_order_models`)
+                 order_floor:float|None=None, # an order model feeds the rank agent only if its held-out NDCG@10 is at least this many times popularity's (None: `ORDER_FLOOR`; 0: always)
                  **opts):
         community = community or ('all' if agent == 'rule' else 'evaluated')
         if community not in ('all', 'evaluated'): raise AtomRecError(f"community must be 'all' or 'evaluated', not {community!r}")
@@ -85,6 +89,9 @@ class AtomRecMethod(Method):
         self.order, self.order_epochs, self.order_info = order, int(order_epochs), None
         if order != 'auto': self.opts['order'] = order
         if self.order_epochs != 30: self.opts['order_epochs'] = self.order_epochs
+        self.order_floor = ORDER_FLOOR if order_floor is None else float(order_floor)
+        if order_floor is not None: self.opts['order_floor'] = self.order_floor
+        self.drift = None
         self.cfg = ablation_config(ablation, AtomRecConfig.from_dict({**(config or {}), **opts, 'agent': agent, 'seed': seed}))
         self.weights, self.llm_opts, self.progress, self.ar = weights, llm or {}, progress, None
         self.tuned, self.leaks, self.memory_stats = None, {}, {}
@@ -194,19 +201,30 @@ def _tune(self:AtomRecMethod, bench, ar,
     users = np.asarray([str(u) for _, cs, _ in parts for u in cs.user_id], dtype=str)
     layer = np.concatenate([np.full(len(cs), k) for k, cs, _ in parts])
     np.savez_compressed(self.run_dir/'ranker-fit.npz', features=F, target_index=tidx, users=users, layer=layer, names=np.array(ar.feature_names))   # what it was fitted on
-    agent, info = fit_rank_agent(F, tidx, self.ranker, seed=self.seed, features=ar.feature_names)
+    self._fit_agent(F, tidx, ar.feature_names, len(vc), len(parts))
+    return vusers
+
+@patch
+def _fit_agent(self:AtomRecMethod, F:np.ndarray, # (cases, candidates, signals): what the rank agent learns from
+               tidx:np.ndarray, # each case's target index among its candidates
+               names:list, # the signals' names, in column order
+               users:int, # the validation users among the cases
+               parts:int=1, # the cuts the cases come from
+              ):
+    "Fit the rank agent (weights or a LightGBM model) on `F` and keep it in the run folder."
+    agent, info = fit_rank_agent(F, tidx, self.ranker, seed=self.seed, features=tuple(names))
     if self.ranker == 'lgbm':
         self._learned, self.ranker_info = agent.booster, info
         agent.save(self.run_dir/'ranker.txt')
-        write_json(dict(fitted_on='valid', users=len(vc), **self.ranker_info), self.run_dir/'ranker.json')
-        self.tuned = dict(users=len(vc), holdout_ndcg5=self.ranker_info['holdout_ndcg5'], rounds=self.ranker_info['rounds'],
-                          **({'layers': len(parts), 'cases': len(F)} if len(parts) > 1 else {}))
-        return vusers
+        write_json(dict(fitted_on='valid', users=users, **self.ranker_info), self.run_dir/'ranker.json')
+        self.tuned = dict(users=users, holdout_ndcg5=self.ranker_info['holdout_ndcg5'], rounds=self.ranker_info['rounds'],
+                          **({'layers': parts, 'cases': len(F)} if parts > 1 else {}))
+        return
     self.weights = agent.weights
-    self.tuned = dict(users=len(vc), ndcg5_valid=info['ndcg5_valid'])
+    self.tuned = dict(users=users, ndcg5_valid=info['ndcg5_valid'])
     write_json(dict(weights=self.weights, fitted_on='valid', shared_build=self.community == 'all' and self.shared_build, **self.tuned),
                self.run_dir/'weights.json')
-    return vusers
+
 
 # %% ../../nbs/eval/24_method.ipynb #7f737aed
 @patch
@@ -252,25 +270,58 @@ def fit(self:AtomRecMethod, bench, split, run_dir=None):
 
 # %% ../../nbs/eval/24_method.ipynb #305b013f
 ORDER_LR = 3e-3   # the order model's learning rate (see above)
-ORDER_PATIENCE = 5   # epochs without a better held-out NDCG@10 before its training stops (see above)
+ORDER_PATIENCE = 5   # epochs without a better held-out NDCG@10 before the fit model's training stops...
+ORDER_PATIENCE_STEPS = 200   # ...and at least this many optimizer steps: a plateau is a number of steps (see above)
+ORDER_FLOOR = 2.0   # a model feeds the rank agent only if its held-out NDCG@10 is at least this many times popularity's on the same items...
+ORDER_AGREEMENT = 0.5   # ...and the two models' held-out NDCG@10 are within this ratio of each other
+
+def order_recipe(**kw, # `fit_order_model`'s options that differ from the recipe's
+                )->dict:
+    "The fit model's training options: `ORDER_LR`, `ORDER_PATIENCE`, `ORDER_PATIENCE_STEPS`, then `kw`."
+    return dict(dict(lr=ORDER_LR, patience=ORDER_PATIENCE, patience_steps=ORDER_PATIENCE_STEPS), **kw)
+
+def same_budget(kw:dict, # the fit model's training options
+                fit_info:dict, # the fit model's `info`
+               )->dict:
+    "The test model's training options: the fit model's, for exactly the epochs its early stopping chose."
+    return dict(kw, epochs=fit_info['best_epoch'], patience=fit_info['best_epoch'], patience_steps=0)
+
+def order_verdict(fit:dict, # the fit model's `info`
+                  test:dict|None=None, # the test model's `info` (None: not trained yet)
+                  floor:float=ORDER_FLOOR, # `ORDER_FLOOR`
+                  agreement:float=ORDER_AGREEMENT, # `ORDER_AGREEMENT`
+                 )->str|None:
+    "Why the order models must not feed the rank agent (a model that did not learn, two that disagree), or None (also always with `floor` 0)."
+    if floor <= 0: return None
+    for name, i in (('fit', fit), ('test', test)):
+        if i is not None and i['held_out_ndcg10'] < floor * i.get('popularity_ndcg10', 0.0):
+            return f"the {name} model did not learn: held-out NDCG@10 {i['held_out_ndcg10']:.4f} < {floor:g} x popularity's {i['popularity_ndcg10']:.4f}"
+    if test is not None and min(a := fit['held_out_ndcg10'], b := test['held_out_ndcg10']) < agreement * max(a, b):
+        return f"the fit and test models disagree: held-out NDCG@10 {a:.4f} and {b:.4f} (one below {agreement:g} x the other)"
+    return None
 
 def start_order_models(frame:pd.DataFrame, # user_id, item_id, pos, n: the interactions the memory is written from (`memory_frame(..., keep_pos=True)`)
                        layers:int, # L: the earliest cut the rank agent is fitted at
                        folder:Path, # where the two models are saved (fit/, test/)
                        items, # every item id the models should know
                        seed:int=0, # the models' seed
-                       **kw, # `fit_order_model`'s options
+                       floor:float=ORDER_FLOOR, # no test model after a fit model below it (`order_verdict`)
+                       **kw, # `fit_order_model`'s options (over `order_recipe`)
                       )->tuple:
-    "The order models of a layered fit, training one after the other in one child process: (fit model's future, test model's future, (their sequences))."
+    "The order models of a layered fit, one after the other in one child process: (fit model's future, test model's future, (their sequences)); the test model trains on the fit model's budget, and only after a fit model that learned (else its future gives None)."
     from atomrec.order import order_pool, fit_order_soon
     f = frame.sort_values(['user_id', 'pos'], kind='stable')
     seqs = lambda d: {str(u): g.item_id.astype(str).tolist() for u, g in d.groupby('user_id', sort=True)}
     at_cut, at_test = seqs(f[f.pos < f.n - 1 - layers]), seqs(f[f.pos < f.n - 1])
-    pool = order_pool()
-    kw = dict(dict(lr=ORDER_LR, patience=ORDER_PATIENCE), **kw)
-    fit = fit_order_soon(at_cut, Path(folder)/'fit', pool=pool, items=list(items), seed=seed, **kw)
-    test = fit_order_soon(at_test, Path(folder)/'test', pool=pool, items=list(items), seed=seed, **kw)
-    pool.shutdown(wait=False)
+    pool, kw, items, test = order_pool(), order_recipe(**kw), list(items), Future()
+    fit = fit_order_soon(at_cut, Path(folder)/'fit', pool=pool, items=items, seed=seed, **kw)
+    def then():   # a thread of this process waits for the fit model, then queues the test model with its budget
+        try:
+            i = fit.result().info
+            test.set_result(None if order_verdict(i, floor=floor) else fit_order_soon(at_test, Path(folder)/'test', pool=pool, items=items, seed=seed, **same_budget(kw, i)).result())
+        except BaseException as e: test.set_exception(e)
+        finally: pool.shutdown(wait=False)
+    threading.Thread(target=then, name='atomrec-order', daemon=True).start()
     return fit, test, (at_cut, at_test)
 
 def _same_sequences(ar:AtomRec, seqs:dict, where:str):
@@ -295,6 +346,16 @@ def _wants_order(self:AtomRecMethod, layers:int, # L: the earliest cut the rank 
     "Does this fit give the memory an order model? `order_wanted`, and auto only for a LightGBM rank agent."
     return order_wanted(self.order, layers, frame) and (self.order == 'on' or self.ranker == 'lgbm')
 
+@patch
+def _refit_without_order(self:AtomRecMethod):
+    "Fit the rank agent again on the cases it was fitted on, without the `sequence` column (the test model failed `order_verdict`)."
+    z = dict(np.load(self.run_dir/'ranker-fit.npz'))
+    keep = z['names'] != ORDER_FEATURE
+    z['features'], z['names'] = z['features'][:, :, keep], z['names'][keep]
+    np.savez_compressed(self.run_dir/'ranker-fit.npz', **z)   # what it was fitted on, again
+    self._fit_agent(z['features'], z['target_index'], list(z['names']), self.tuned['users'], int(len(set(z['layer'].tolist()))))
+
+
 # %% ../../nbs/eval/24_method.ipynb #64ff7b2c
 @patch
 def _fit_shared(self:AtomRecMethod, bench, tune, mem, rec, t0):
@@ -312,7 +373,7 @@ def _fit_shared(self:AtomRecMethod, bench, tune, mem, rec, t0):
     if tune and L > 1 and len(ar.store.ids('user')) > len(cut(L)):   # a build resumed past the earliest cut: the earlier layers cannot be ranked from it any more
         ar.close(); shutil.rmtree(path); ar = self._open(bench, path, full, cases, mem, rec, key)
     order = tune and self._wants_order(L, full)
-    if order: fit_model, test_model, seqs = start_order_models(full, L, self.run_dir/'order', bench.items.item_id, self.seed, epochs=self.order_epochs)   # trains beside the build
+    if order: fit_model, test_model, seqs = start_order_models(full, L, self.run_dir/'order', bench.items.item_id, self.seed, floor=self.order_floor, epochs=self.order_epochs)   # trains beside the build
     ar.observe_many(cut(L), resume=self._resumable)
     if order: _same_sequences(ar, seqs[0], f'layer {L}')
     layers, vusers, histories = [], sorted(tuning_cases(bench, self.tune_users).user_id), []
@@ -329,24 +390,47 @@ def _fit_shared(self:AtomRecMethod, bench, tune, mem, rec, t0):
         ar.rec = RuleRecAgent()
         if order:   # the model trained on the memory at the earliest cut scores every fitting case; then the memory ranks with it
             t = time.time(); model = fit_model.result(); self.order_wait = round(time.time() - t, 2)
-            layers = [(k, lc, np.concatenate([F, np.stack(model.scores(h, [list(map(str, c)) for c in lc.candidates]))[:, :, None]], 2))
-                      for (k, lc, F), h in zip(layers, histories)]
-            ar.set_order(model)
+            if why := order_verdict(model.info, floor=self.order_floor):   # it did not learn: the rank agent goes without
+                order, self.order_info = False, dict(fit=model.info, used=False, why=why, waited_seconds=self.order_wait)
+            else:
+                layers = [(k, lc, np.concatenate([F, np.stack(model.scores(h, [list(map(str, c)) for c in lc.candidates]))[:, :, None]], 2))
+                          for (k, lc, F), h in zip(layers, histories)]
+                ar.set_order(model)
         self._tune(bench, ar, layers); self._stats(ar, 'valid')
     if self.cfg.agent == 'rule': ar.rec = self._rank_agent()
     self.tune_seconds = time.time() - t0
     t1 = time.time()
     ar.observe_many(targets, resume=self._resumable)
-    if order:   # the test memory ranks with the model trained on it (each user's last note, the validation target, held out)
-        _same_sequences(ar, seqs[1], 'the test cut'); t = time.time(); ar.set_order(test_model.result()); self.order_wait += round(time.time() - t, 2)
-        self.order_info = dict(fit=model.info, test=ar.order.info, waited_seconds=self.order_wait)
+    if order:   # the test memory ranks with the model trained on it (each user's last note, the validation target, held out), if the two agree
+        _same_sequences(ar, seqs[1], 'the test cut'); t = time.time(); tm = test_model.result(); self.order_wait += round(time.time() - t, 2)
+        why = order_verdict(model.info, tm.info, floor=self.order_floor)
+        self.order_info = dict(fit=model.info, test=tm.info, used=why is None, **({'why': why} if why else {}), waited_seconds=self.order_wait)
+        ar.set_order(None if why else tm)
+        if why:
+            self._refit_without_order()
+            if self.cfg.agent == 'rule': ar.rec = self._rank_agent()
     elif not tune and self.ranker_info and ORDER_FEATURE in self.ranker_info.get('features', ()) and ar.order is None:   # resumed after the fit
         from atomrec.order import OrderModel
         ar.set_order(OrderModel.load(self.run_dir/'order'/'test'))
     self.enc.save_cache()
     self.ar = ar; self._stats(ar, 'test')
+    if self.ranker == 'lgbm' and (self.run_dir/'ranker-fit.npz').exists(): self._check_drift(bench, ar)
     self.build_seconds = time.time() - t1
     return self
+
+# %% ../../nbs/eval/24_method.ipynb #d1f7a2c1
+@patch
+def _check_drift(self:AtomRecMethod, bench, ar):
+    "Compare the signals the rank agent was fitted on with those of a sample of test cases; name the ones that drifted."
+    z = np.load(self.run_dir/'ranker-fit.npz')
+    if list(z['names']) != list(ar.feature_names): raise AtomRecError(f"the rank agent was fitted on the signals {list(z['names'])}, the test memory gives {list(ar.feature_names)}: rebuild the run")
+    tc = bench.cases('test'); tc = tc[tc.user_id.isin(set(tuning_cases(bench, self.tune_users).user_id))]
+    tc = tc.iloc[np.sort(rng_for(self.seed, 'drift').permutation(len(tc))[:DRIFT_CASES])]
+    table = signal_drift(z['features'], np.stack(ar.recommend_many(tc, return_features=True)), list(z['names']))
+    (self.run_dir/'signal-drift.md').write_text(table.to_markdown(index=False) + '\n')
+    self.drift = drift_summary(table, fit_cases=len(z['features']), test_cases=len(tc))
+    if w := drift_warning(self.drift): print(w, file=sys.stderr, flush=True)
+
 
 # %% ../../nbs/eval/24_method.ipynb #1d5391b5
 @patch(as_prop=True)
@@ -365,7 +449,7 @@ def rank(self:AtomRecMethod, cases):
 def info(self:AtomRecMethod):
     return dict(Method.info(self), config=self.cfg.to_dict(), weights=self.weights if self.ranker == 'weights' else None, tuned=self.tuned,
                 **({'ranker_model': {k: self.ranker_info[k] for k in ('model', 'rounds', 'cases', 'importance_gain') if k in self.ranker_info}}
-                   if self.ranker_info else {}), **({'order_model': self.order_info} if self.order_info else {}))
+                   if self.ranker_info else {}), **({'order_model': self.order_info} if self.order_info else {}), **({'signal_drift': self.drift} if self.drift else {}))
 
 # %% ../../nbs/eval/24_method.ipynb #cf878704
 @patch

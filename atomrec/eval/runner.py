@@ -239,6 +239,7 @@ def load_runs(runs, # finished run folders
                          llm_completed=f"{lr['completed']}" if lr else None,
                          fallbacks=sum(j.get('fallbacks', {}).values()) if lr else None,
                          top_evidence=f"{j['evidence']['top_with_path']:.1%} / {j['evidence']['top_with_linked_path']:.1%}" if j.get('evidence') else None,
+                         drifted=', '.join(f"{n} (KS {d['signals'][n]['ks']:.2f} > {d['bound']:g})" for n in d['drifted']) if (d := (j.get('options') or {}).get('signal_drift')) and d['drifted'] else None,
                          bench=j.get('bench'), audit=audit_caption(read_json(bm)) if bm.exists() else f"requests: {j['instructions']} (benchmark not found: no audit)"))
     return pd.DataFrame(rows)
 
@@ -266,6 +267,8 @@ def report(runs, # run folders
     t = t.fillna('–')
     audits = list(dict.fromkeys(f"- {d}: {a}" for d, a in zip(df.bench, df.audit)))
     tail = '\n\nRequests and their leak audit, per benchmark:\n' + '\n'.join(audits) + '\n'
+    if df.drifted.notna().any():   # a fitted rank agent whose signals at test are not those it was fitted on (`atomrec.eval.drift`)
+        tail += '\nFitted signals that drifted between the fitting cuts and test:\n' + '\n'.join(f"- {r.method} ({r.data}, {r.instructions}): {r.drifted}" for r in df[df.drifted.notna()].itertuples()) + '\n'
     if fmt == 'markdown': return markdown_table(t) + tail
     return t.to_string(index=False) + tail
 

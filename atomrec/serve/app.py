@@ -24,6 +24,7 @@ from ..core import *
 from ..memory import AtomRec
 from .events import EventLog, EventConflict, in_order, interactions
 from .writer import WriterProcess
+from .refresh import OrderRefresh
 from .inspector import add_inspector
 from .keys import *
 _all_ = ['Key', 'ADMIN', 'load_keys']   # where they were before `atomrec.serve.keys`
@@ -169,6 +170,7 @@ class Service(Scoped):
                  checkpoint_events:int=1000, # checkpoint once this many events are applied since the last one...
                  checkpoint_seconds:float=5.0, # ...or this many seconds passed, or the queue is empty (the event log covers the rest)
                  writer:str='auto', # 'process': write in a process of its own (see the writer process); 'thread': in this one; 'auto': a process for an atomic memory (rule or LLM memory agent)
+                 order_refresh:int=0, # train the memory's order model again after this many applied events, in the background (`atomrec.serve.refresh`; 0: never)
                  ):
         self.mem, self.keys, self.batch, self.turn = mem, keys, batch, turn
         if writer not in ('auto', 'process', 'thread'): raise AtomRecError(f"writer must be 'auto', 'process' or 'thread', not {quote(writer)}")
@@ -200,6 +202,7 @@ class Service(Scoped):
         self.proc = self._new_writer() if self._in_process else None   # it starts with the first batch of events (see the writer process)
         threading.Thread(target=self._warm_up, name='atomrec-warm', daemon=True).start()
         self.writer.start()
+        self.order_refresh = OrderRefresh(self, order_refresh) if order_refresh and mem.order is not None else None
 
     def _warm_up(self):
         "Build the read path's tables on a thread of its own, then let readers and the writer in: health and events are answered meanwhile."
@@ -233,6 +236,7 @@ class Service(Scoped):
     def close(self):
         "Stop the writer after its batch, checkpoint (not after a writer error: the last checkpoint stands), release the folder and the agents."
         self._stop = True
+        if self.order_refresh is not None: self.order_refresh.close()
         with self._cv: self._cv.notify_all()
         with self.rw.write(): pass   # the warm-up is done (it holds the write lock until then): nothing reads the memory while it closes
         self.writer.join(); self._saved.wait()
@@ -558,7 +562,8 @@ def stats(self, key:Key=ADMIN, # the caller: the whole memory's counters are for
                             **({} if self.proc is None else dict(process_cpu_seconds=round(busy, 3))), encoder_seconds=round(enc, 3), encoder_share=round(enc / busy, 3) if busy else None),   # of the writer thread's working time, or of the writer process's CPU time
                 llm_per_event=self._llm_per_event(ledger),
                 latency_ms={k: _pct(list(v)) for k, v in sorted(self.latency.items())}, uptime_s=round(time.time() - self.started, 1), gc=self.gc.report(),
-                llm={s: ledger[s] for s in ledger.stages()} if ledger is not None else None)
+                llm={s: ledger[s] for s in ledger.stages()} if ledger is not None else None,
+                order_model=self.order_refresh.report() if self.order_refresh is not None else None)
 
 # %% ../../nbs/serve/61_app.ipynb #a277eddc
 class Guard:

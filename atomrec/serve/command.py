@@ -33,6 +33,7 @@ def add_serve_args(p:argparse.ArgumentParser, # the parser to give the flags to
     p.add_argument('--writer', default='auto', choices=['auto', 'process', 'thread'], help="where events are written: a process of its own (on a core of its own, beside the recommendations), this process's writer thread, or auto: a process for an atomic memory (rule or LLM agents), a thread for a coarse one")
     p.add_argument('--rankers', type=int, default=2, help='recommendations computed at once; the others queue (more only share the interpreter with the writer)')
     p.add_argument('--k-anonymous', type=int, help="users whose evidence (reviews, extra fields) must hold a word before it may reach another owner's note, an item's note or a relation text (default: the memory's; 5 for a new one)")
+    p.add_argument('--order-refresh', type=int, default=5000, help="train the memory's order model (if it has one) again after this many new events, in the background, and swap it in between read turns (0: never; /v1/stats says how old it is)")
     p.add_argument('--encoder-cache', help="folder of the encoder's cache (default: in memory only)")
     p.add_argument('--max-body', type=int, default=1 << 20, help='largest request body in bytes')
     p.add_argument('--log-level', default='warning', help='uvicorn log level')
@@ -58,7 +59,7 @@ def cmd_serve(a:argparse.Namespace, # the parsed `atomrec serve` flags
         except AtomRecError as e:
             print(f"atomrec serve: error: {e}", file=sys.stderr); sys.exit(2)
         sys.setswitchinterval(a.switch_interval / 1000)   # this process only: see the flag
-        svc = Service(mem, keys, batch=a.batch, turn=a.turn, rankers=a.rankers, writer=a.writer)
+        svc = Service(mem, keys, batch=a.batch, turn=a.turn, rankers=a.rankers, writer=a.writer, order_refresh=a.order_refresh)
     server = uvicorn_server(svc, a.host, a.port, a.max_body, a.log_level)
     def announce():
         url = serving_url(server, svc, a.host)
