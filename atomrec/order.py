@@ -218,9 +218,10 @@ def load(cls:OrderModel, folder, # a folder `save` wrote
     return m
 
 # %% ../nbs/library/07a_order.ipynb #569e4041
+_niced = False
 def _fit_and_save(sequences, folder, kw):
-    import os
-    os.nice(10)   # below the caller: its work comes first, the training takes the CPU it leaves
+    global _niced
+    if not _niced: import os; os.nice(10); _niced = True   # below the caller (once a process, not once a model): its work comes first, the training takes the CPU it leaves
     fit_order_model(sequences, **kw).save(folder); return str(folder)
 
 def order_pool()->ProcessPoolExecutor:

@@ -135,7 +135,7 @@ def sensitivity_methods(grid:dict=SENSITIVITY, # setting -> the values it takes
     return ['atomrec'] + [f'atomrec@{k}={v}' for k, vs in grid.items() for v in vs if v != getattr(d, k)]
 
 STUDIES = {
-    'main': dict(datasets=('goodreads', 'scientific', 'ml-100k'), instructions=('intent', 'none'), methods=None),
+    'main': dict(datasets=('goodreads', 'scientific', 'ml-100k', 'ml-1m-sub'), instructions=('intent', 'none'), methods=None),
     'ablations': dict(datasets=('goodreads', 'ml-100k'), instructions=('intent',), methods=ABLATION_METHODS),
     'drift': dict(datasets=('ml-100k', 'goodreads'), instructions=('intent',),
                   methods=['atomrec', 'atomrec-coarse-memory', 'sasrec', 'lightgcn', 'itemknn', 'hybrid', 'learned-blend']),
