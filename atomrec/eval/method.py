@@ -265,6 +265,7 @@ def fit(self:AtomRecMethod, bench, split, run_dir=None):
     t1 = time.time()
     self.ar = self._build(bench, split, bench.cases(split).user_id, self.run_dir/f'memory-{split}', mem, rec)
     self._stats(self.ar, split)
+    if split == 'test' and self._drift_checked: self._check_drift(bench, self.ar)
     self.build_seconds = time.time() - t1
     return self
 
@@ -414,18 +415,22 @@ def _fit_shared(self:AtomRecMethod, bench, tune, mem, rec, t0):
         ar.set_order(OrderModel.load(self.run_dir/'order'/'test'))
     self.enc.save_cache()
     self.ar = ar; self._stats(ar, 'test')
-    if self.ranker == 'lgbm' and (self.run_dir/'ranker-fit.npz').exists(): self._check_drift(bench, ar)
+    if self._drift_checked: self._check_drift(bench, ar)
     self.build_seconds = time.time() - t1
     return self
 
 # %% ../../nbs/eval/24_method.ipynb #d1f7a2c1
+@patch(as_prop=True)
+def _drift_checked(self:AtomRecMethod)->bool:
+    "Is there a fitted rank agent to check: rule agents with a LightGBM ranker fitted on cases this run kept (`ranker-fit.npz`)?"
+    return self.cfg.agent == 'rule' and self.ranker == 'lgbm' and (self.run_dir/'ranker-fit.npz').exists()
+
 @patch
 def _check_drift(self:AtomRecMethod, bench, ar):
     "Compare the signals the rank agent was fitted on with those of a sample of test cases; name the ones that drifted."
     z = np.load(self.run_dir/'ranker-fit.npz')
     if list(z['names']) != list(ar.feature_names): raise AtomRecError(f"the rank agent was fitted on the signals {list(z['names'])}, the test memory gives {list(ar.feature_names)}: rebuild the run")
-    tc = bench.cases('test'); tc = tc[tc.user_id.isin(set(tuning_cases(bench, self.tune_users).user_id))]
-    tc = tc.iloc[np.sort(rng_for(self.seed, 'drift').permutation(len(tc))[:DRIFT_CASES])]
+    tc = bench.cases('test'); tc = tc.iloc[np.sort(rng_for(self.seed, 'drift').permutation(len(tc))[:DRIFT_CASES])]   # a seeded sample of what is ranked
     table = signal_drift(z['features'], np.stack(ar.recommend_many(tc, return_features=True)), list(z['names']))
     (self.run_dir/'signal-drift.md').write_text(table.to_markdown(index=False) + '\n')
     self.drift = drift_summary(table, fit_cases=len(z['features']), test_cases=len(tc))
