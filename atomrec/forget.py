@@ -55,13 +55,16 @@ def _unlinked(fields:str, gone:set, terms=(), contexts=())->str:
 def drop_notes(self:EvolutionLog, ids, # note ids whose rows go
                scrub:dict|None=None, # note id -> (words, {context: the one it replaced}) taken back from it: gone from its rows too
                log:pd.DataFrame|None=None, # the log as `read()` gives it, if the caller has just read it (None: read here)
+               times:dict|None=None, # note id -> the time its `forgotten` rows take instead of the forgotten notes' (its own timestamp)
               )->list[str]:
-    "Rewrite the log without the rows about `ids` (their causes renamed `forgotten`, links to them cut, the words `scrub` names gone); returns the other notes they caused revisions of."
+    "Rewrite the log without the rows about `ids` (their causes renamed `forgotten` and their times those of `times`, links to them cut, the words `scrub` names gone); returns the other notes they caused revisions of."
     gone, df = set(ids), self.read() if log is None else log
     caused = df.cause.isin(gone) & ~df.note_id.isin(gone)
     revised = sorted(set(df.note_id[caused]))
     df = df[~df.note_id.isin(gone)].copy()
-    df.loc[df.cause.isin(gone), 'cause'] = 'forgotten'
+    hit = df.cause.isin(gone)
+    if times: df.loc[hit, 'at'] = [times.get(n, a) for n, a in zip(df.note_id[hit], df['at'][hit])]   # a revision's time was the forgotten user's interaction time
+    df.loc[hit, 'cause'] = 'forgotten'
     sc = scrub or {}
     for col in ('before', 'after'): df[col] = [_unlinked(s, gone, *sc.get(n, ((), {}))) for n, s in zip(df.note_id, df[col])]
     old, self._buf = self.parts(), df.to_dict('records')
@@ -134,7 +137,8 @@ def forget(self:AtomRec, user:str, # the user to forget
     log = self.log.read()
     taken, reverted = self._revert(G, log)   # what their evidence wrote into other notes, taken back
     self.store.remove(gone)
-    revised = [i for i in self.log.drop_notes(gone, taken, log) if i in self.store]   # the log is read once
+    times = {i: self.store.get(i).timestamp for i in set(log.note_id[log.cause.isin(G)]) - G if i in self.store}   # their revisions keep the revised note's own time, not the user's
+    revised = [i for i in self.log.drop_notes(gone, taken, log, times) if i in self.store]   # the log is read once
     for n in reverted: self.log.append(n.id, n.version, 'forgotten', n, n, at=n.timestamp)   # the fact of the revision, not its words
     self.crossing.forget(user)
     for item in self._user_items.pop(user, set()):
