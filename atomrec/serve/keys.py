@@ -39,7 +39,7 @@ def load_keys(path=None, # a JSON file of keys; None: the `ATOMREC_KEYS` variabl
         out[key] = Key(str(v.get('name', f'key{k + 1}')), frozenset(map(str, v.get('users', []))), bool(v.get('admin', False)))
     return out
 
-# %% ../../nbs/serve/60b_keys.ipynb #c0aa3b9d
+# %% ../../nbs/serve/60b_keys.ipynb #8e3fa3ff
 def key_groups(keys:dict|None, # key -> `Key` (None: no keys)
               )->dict:
     "User -> the label of the users some key reaches together (directly, or through keys sharing a user); users of single-user keys are left out (each is their own)."
