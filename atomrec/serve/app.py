@@ -457,7 +457,7 @@ def _shown(self, key:Key, r, # a `Recommendation`
         raise ApiError(502, 'ranking', "the rank agent gave no ranking of these candidates (its LLM call failed, or its answer named none of them)", "retry; /v1/stats counts these under llm")
     store = self.mem.store
     kept = {c: [p for p in ps if all(i in store for i in p['nodes'])] for c, ps in r.paths.items()}
-    shown = {c: list({json.dumps(q['nodes']): q for p in ps if (q := self._aggregate(key, p)) is not None}.values()) for c, ps in kept.items()}
+    shown = kept if key.admin else {c: list({json.dumps([q['kind'], q['nodes'], q['relations']]): q for p in ps if (q := self._aggregate(key, p)) is not None}.values()) for c, ps in kept.items()}   # two paths may aggregate to one
     ids = dict.fromkeys(i for ps in shown.values() for p in ps for i in p['nodes'])
     return shown, {i: self.note_view(key, i) for i in ids}
 
