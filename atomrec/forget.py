@@ -4,7 +4,8 @@
 
 # %% ../nbs/library/09_forget.ipynb #f87ade55
 from __future__ import annotations
-import json, warnings
+import os, json, warnings
+import numpy as np
 from collections import defaultdict
 from datetime import timedelta
 import pyarrow as pa, pyarrow.parquet as pq
@@ -15,7 +16,7 @@ from .memory import AtomRec, _JSON
 from .crossing import tokens
 
 # %% auto #0
-__all__ = []
+__all__ = ['purge_encoder', 'purge_responses']
 
 # %% ../nbs/library/09_forget.ipynb #445183c4
 @patch
@@ -118,14 +119,53 @@ def _revert(self:AtomRec, gone:set, # the notes being forgotten
         self.store.update(changed)
     return taken, changed
 
+# %% ../nbs/library/09_forget.ipynb #9ca3c720
+def purge_encoder(enc, keys:set, # cache keys (`Encoder.key`) of texts that must leave
+                 )->int:
+    "Drop `keys` from `enc`'s cache, in memory and in the parts under its `cache_path` (a part holding one is rewritten without it); returns how many entries went."
+    n = sum(enc.cache.pop(k, None) is not None for k in keys)
+    enc._unsaved = [k for k in enc._unsaved if k not in keys]
+    for p in sorted(enc.cache_path.glob('part-*.npz')) if enc.cache_path is not None and enc.cache_path.exists() else []:
+        with np.load(p) as z: ks, vs = z['keys'], z['vecs']
+        hit = np.array([k.ljust(20, b'\x00') in keys for k in ks.tolist()], dtype=bool)
+        if not hit.any(): continue
+        tmp = p.with_suffix('.tmp')
+        with open(tmp, 'wb') as f: np.savez(f, keys=ks[~hit], vecs=vs[~hit])
+        os.replace(tmp, p)
+    return n
+
+def purge_responses(cache, lines:set, # texts whose rows must go
+                   )->int:
+    "Delete from a `ResponseCache` every row whose request holds one of `lines` (as the cache stores it: JSON-escaped); returns how many."
+    con, n = cache._con(), 0
+    for l in lines: n += con.execute('delete from responses where instr(request, ?) > 0', (json.dumps(l)[1:-1],)).rowcount
+    return n
+
+@patch
+def _purge_caches(self:AtomRec, texts:set, # every text a forgotten user's notes' vectors needed
+                  lines:set, # their content lines that hold a private word
+                 )->dict:
+    "Purge a forgotten user's texts from the encoder's cache and the LLM response caches (see above); returns how many entries went from each."
+    keep = {t for n in self.store.get_many(self.store.ids()) for t in self.embedder.texts(n) + [n.content]}
+    drop = texts - keep
+    for t in drop: self.embedder._idx.pop(t, None); self.embedder._content.pop(t, None)
+    out = dict(encoder=purge_encoder(self.enc, {self.enc.key(t) for t in drop}), responses=0)
+    lines = {l for l in lines if any(self.crossing.users.get(w, 0) == 0 for w in self.crossing.private(l))}   # only theirs: no remaining user's evidence holds a word of it
+    for agent in {id(a): a for a in (self.mem, self.rec)}.values():
+        cache = getattr(getattr(agent, 'client', None), 'cache', None)
+        if cache is not None and lines: out['responses'] += purge_responses(cache, lines)
+    return out
+
 # %% ../nbs/library/09_forget.ipynb #099dbe84
 @patch
 def forget(self:AtomRec, user:str, # the user to forget
           )->dict:
     "Remove `user`'s notes, every link to them, their index entries and history, then checkpoint; returns what went and the other notes their evidence revised."
     user = str(user)
-    gone = [n.id for n in self.store.notes_of(user, kind='user')]
+    mine = self.store.notes_of(user, kind='user'); gone = [n.id for n in mine]
     if not gone: return dict(user=user, notes=[], links=0, revised=[], reverted=[])
+    texts = {t for n in mine for t in self.embedder.texts(n) + [n.content]}   # what the caches may hold of them (`_purge_caches`)
+    lines = {l for n in mine for l in n.content.split('\n') if self.crossing.private(l)}
     G = set(gone)
     cut = []
     for i in self.store.ids():
@@ -154,6 +194,7 @@ def forget(self:AtomRec, user:str, # the user to forget
     self.store.prune_versions()
     if self.store.version != v: self.checkpoint()
     self.prune_texts()   # the vectors of texts only their notes carried (a review, say) leave the disk too
+    self._purge_caches(texts, lines)   # and the encoder's cache and the LLM response caches
     order = {}
     if self.order is not None:   # the order model learned from their sequence: trained again without it, with the same settings (`atomrec.order.refit_order`)
         from atomrec.order import refit_order

@@ -542,6 +542,7 @@ def forget(self, key:Key, user:str, wait:float=60.0)->dict:
             self._saved.wait()   # nor while a checkpoint is written
             out = self.mem.forget(user)   # notes, links, index entries, history and the vectors of their texts
             out['events'] = self.events.drop_user(user, upto=self.applied)
+            self._secret = secrets.token_bytes(16)   # handles re-keyed: a pseudonym made before (in a log, say) means nothing after
             self._warm()
             if self.proc is not None and out['notes']:   # rows renumbered: the writer process starts again from the checkpoint the forget made
                 self.events.sync(); self.mem.checkpoint(); self._unsaved = 0
