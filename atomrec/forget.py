@@ -13,7 +13,7 @@ from fastcore.basics import patch
 from .core import *
 from .store import NoteStore, EvolutionLog, notes_to_arrow
 from .memory import AtomRec, _JSON
-from .crossing import tokens
+from .crossing import tokens, _strip
 
 # %% auto #0
 __all__ = ['purge_encoder', 'purge_responses']
@@ -119,7 +119,7 @@ def _revert(self:AtomRec, gone:set, # the notes being forgotten
         self.store.update(changed)
     return taken, changed
 
-# %% ../nbs/library/09_forget.ipynb #9ca3c720
+# %% ../nbs/library/09_forget.ipynb #4c284269
 def purge_encoder(enc, keys:set, # cache keys (`Encoder.key`) of texts that must leave
                  )->int:
     "Drop `keys` from `enc`'s cache, in memory and in the parts under its `cache_path` (a part holding one is rewritten without it); returns how many entries went."
@@ -156,6 +156,28 @@ def _purge_caches(self:AtomRec, texts:set, # every text a forgotten user's notes
         if cache is not None and lines: out['responses'] += purge_responses(cache, lines)
     return out
 
+# %% ../nbs/library/09_forget.ipynb #85fc2b98
+@patch
+def _sweep(self:AtomRec, words:set, # words that may no longer cross
+          )->list:
+    "Take `words` out of every note whose owner's evidence does not hold them; returns the ids of the notes changed."
+    changed = []
+    for n in self.store.get_many(self.store.ids()):
+        bad = words - (self.crossing.words_of.get(n.owner, set()) if n.kind == 'user' else set())
+        if not bad: continue
+        hit = lambda s: not bad.isdisjoint(tokens(s))
+        if not (any(map(hit, n.keywords + n.tags)) or hit(n.context) or any(hit(r) for _, r in n.links)): continue
+        new = n.copy(); new.version = n.version + 1
+        new.keywords, new.tags = [t for t in n.keywords if not hit(t)], [t for t in n.tags if not hit(t)]
+        new.context, new.links = _strip(n.context, bad), [(j, _strip(r, bad) if hit(r) else r) for j, r in n.links]
+        changed.append(new)
+    if changed:
+        self.embedder.prime(changed)
+        for n in changed: n.embedding = self.embedder(n); self._fields_json.pop(n.id, None)
+        self.store.update(changed)
+        for n in changed: self.log.append(n.id, n.version, 'forgotten', n, n, at=n.timestamp)
+    return [n.id for n in changed]
+
 # %% ../nbs/library/09_forget.ipynb #099dbe84
 @patch
 def forget(self:AtomRec, user:str, # the user to forget
@@ -180,7 +202,10 @@ def forget(self:AtomRec, user:str, # the user to forget
     times = {i: self.store.get(i).timestamp for i in set(log.note_id[log.cause.isin(G)]) - G if i in self.store}   # their revisions keep the revised note's own time, not the user's
     revised = [i for i in self.log.drop_notes(gone, taken, log, times) if i in self.store]   # the log is read once
     for n in reverted: self.log.append(n.id, n.version, 'forgotten', n, n, at=n.timestamp)   # the fact of the revision, not its words
+    was = {w: self.crossing.users.get(w, 0) for w in self.crossing.words_of.get(user, ())}
     self.crossing.forget(user)
+    fallen = {w for w, c in was.items() if c >= self.crossing.k and not self.crossing.allows(w)}   # k-anonymous with them, not without
+    swept = self._sweep(fallen) if fallen else []
     for item in self._user_items.pop(user, set()):
         left = [i for i in self._item_user_notes.get(item, []) if i not in G]
         if left: self._item_user_notes[item] = left
@@ -199,4 +224,4 @@ def forget(self:AtomRec, user:str, # the user to forget
     if self.order is not None:   # the order model learned from their sequence: trained again without it, with the same settings (`atomrec.order.refit_order`)
         from atomrec.order import refit_order
         self.set_order(refit_order(self.order, self.note_sequences())); order = dict(order_model='retrained without them')
-    return dict(user=user, notes=gone, links=links, revised=revised, reverted=sorted(n.id for n in reverted), **order)
+    return dict(user=user, notes=gone, links=links, revised=revised, reverted=sorted({n.id for n in reverted} | set(swept)), **order)
