@@ -179,7 +179,10 @@ def revision(self, r:Revision, # a revision the memory agent proposes
              note:AtomicNote, # the new note that causes it
             )->Revision:
     "What of `r` may be written into `nb`: all of it in its owner's own notes; elsewhere, only what the rule lets cross to `nb`'s readers."
-    if nb is None or not self.users or (nb.kind == 'user' and note.kind == 'user' and nb.owner == note.owner): return r
+    if nb is None or not self.users: return r
+    if nb.kind == 'user' and note.kind == 'user' and nb.owner == note.owner:   # its owner's own note: all of it, but a link to another owner's note carries only what anyone may read
+        add = [(i, rel if i.startswith(f'u:{nb.owner}:') else self.text(rel)) for i, rel in r.add_links]
+        return r if add == r.add_links else dataclasses.replace(r, add_links=add)
     reader = None   # not the neighbour's owner: a word of theirs arriving from another's note would tell them that note holds it (a dictionary attack)
     kw = r.keywords if not r.keywords else self.terms(r.keywords, reader, set(nb.keywords)) or None   # nothing left of a new list: the field stays
     tg = r.tags if not r.tags else self.terms(r.tags, reader, set(nb.tags)) or None

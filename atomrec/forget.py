@@ -156,7 +156,7 @@ def _purge_caches(self:AtomRec, texts:set, # every text a forgotten user's notes
         if cache is not None and lines: out['responses'] += purge_responses(cache, lines)
     return out
 
-# %% ../nbs/library/09_forget.ipynb #85fc2b98
+# %% ../nbs/library/09_forget.ipynb #c1153144
 @patch
 def _sweep(self:AtomRec, words:set, # words that may no longer cross
           )->list:
