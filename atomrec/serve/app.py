@@ -478,8 +478,8 @@ def _aggregate(self, key:Key, p:dict, # an evidence path
     rels, counts = [], []
     for a, b in zip(items, items[1:]):
         if a == b: rels.append('same item'); continue
-        counts.append(readers(a, b)); rels.append(f'{counts[-1]} readers of {a} also read {b}')
-    if not counts: counts = [readers(items[-1])]; rels = (rels[:-1] + [f'same item, read by {counts[0]} readers']) if rels else [f'read by {counts[0]} readers']
+        counts.append(n := readers(a, b)); rels.append(f"{n} reader{'s' * (n != 1)} of {a} also read {b}")
+    if not counts: n = readers(items[-1]); counts, read = [n], f"read by {n} reader{'s' * (n != 1)}"; rels = (rels[:-1] + [f'same item, {read}']) if rels else [read]
     if min(counts) < k: return None
     return dict(p, nodes=nodes, relations=rels, readers=min(counts))
 
