@@ -4,7 +4,7 @@
 
 # %% ../nbs/library/03a_crossing.ipynb #290e1613
 from __future__ import annotations
-import re, dataclasses
+import re, dataclasses, unicodedata
 from collections import Counter, defaultdict
 from fastcore.basics import patch_to
 from .core import *
@@ -17,10 +17,14 @@ __all__ = ['SYSTEM_WORDS', 'tokens', 'Crossing']
 # %% ../nbs/library/03a_crossing.ipynb #999770cb
 _TOKEN = re.compile(r"[^\W_]+")
 
+def _fold(text:str)->str:
+    "`text` as the rule compares it: NFKC-normalised and case-folded (a word in another Unicode form or case is the same word)."
+    return text.lower() if text.isascii() else unicodedata.normalize('NFKC', text).casefold()
+
 def tokens(text:str, # any text
           )->list[str]:
-    "The words the rule judges: lower-case runs of letters and digits (any script)."
-    return _TOKEN.findall(text.lower())
+    "The words the rule judges: runs of letters and digits (any script), NFKC-normalised and case-folded."
+    return _TOKEN.findall(_fold(text))
 
 SYSTEM_WORDS = frozenset(tokens(' '.join([*STOPWORDS, *RECORD_WORDS, *RELATIONS, 'liked disliked mixed reviewed recent interest about still both',
     'different specifics semantically close own note notes then later similar content cosine linked review rated same item from to'])))
@@ -31,6 +35,7 @@ class Crossing:
     def __init__(self, k:int=5, # distinct users whose evidence must hold a private word before it may cross
                 ):
         self.k, self.public = int(k), set(SYSTEM_WORDS)
+        self.group, self.members = {}, defaultdict(set)   # user -> the label of the users one key reaches together (they count once: `set_groups`); label -> its users
         self.users = Counter()               # private word -> how many distinct users' evidence holds it
         self.words_of = defaultdict(set)     # user -> the private words of their evidence
         self._lines, self._terms, self._safe, self._held, self._views = {}, {}, set(), {}, {}   # a content line -> its private words; a term -> its words; texts anyone may read whole; a note -> the words it holds that may cross to no one; (note, withheld words) -> the copy without them
@@ -44,8 +49,8 @@ class Crossing:
 
     def is_public(self, word:str, # a lower-case word (see `tokens`)
                  )->bool:
-        "Whether `word` is anyone's: a word of the item table or of the memory itself, one character, or a number of up to four digits."
-        return word in self.public or len(word) == 1 or (len(word) <= 4 and word.isdigit())
+        "Whether `word` is anyone's: a word of the item table or of the memory itself, or a number of the rating scale (0 to 100); any other number or single character is private unless the item table holds it."
+        return word in self.public or (word.isascii() and word.isdigit() and len(word) <= 3 and int(word) <= 100)
 
     def private(self, text:str, # a user note's content (or any evidence)
                )->set:
@@ -69,6 +74,7 @@ class Crossing:
         if not p: return
         mine = self.words_of[user]
         for w in p - mine:
+            if self._held_by_group(user, w): continue   # another user of the same key holds it: one person
             self.users[w] += 1
             if self.users[w] == self.k: self._changed()   # it crosses from now on
         mine |= p
@@ -76,7 +82,11 @@ class Crossing:
     def forget(self, user:str, # a user leaving the memory
               ):
         "Take `user`'s words out of the counts."
-        for w in self.words_of.pop(user, ()):
+        ws = self.words_of.pop(user, ())
+        g = self.group.pop(user, None)
+        if g is not None: self.members[g].discard(user)
+        for w in ws:
+            if g is not None and any(w in self.words_of.get(v, ()) for v in self.members[g]): continue   # the rest of the group still holds it
             self.users[w] -= 1
             if self.users[w] <= 0: del self.users[w]
         self._safe.clear(); self._changed()   # a word may have dropped below k
@@ -86,6 +96,22 @@ class Crossing:
               )->bool:
         "The rule: `word` may cross to where `reader` reads it if it is public, held by at least `k` users' evidence, or the reader's own."
         return self.is_public(word) or self.users.get(word, 0) >= self.k or (reader is not None and word in self.words_of.get(reader, ()))
+
+    def _held_by_group(self, user:str, word:str)->bool:
+        "Whether another user of `user`'s group already holds `word` (then it is counted)."
+        g = self.group.get(user)
+        return g is not None and any(word in self.words_of.get(v, ()) for v in self.members[g] if v != user)
+
+    def set_groups(self, groups:dict, # user -> a label; users with one label count once towards k (the users one key reaches: `key_groups`)
+                  )->Crossing:
+        "Count users of one label once: recount every private word over labels."
+        self.group, self.members = dict(groups), defaultdict(set)
+        for u, g in self.group.items(): self.members[g].add(u)
+        held = defaultdict(set)
+        for u, ws in self.words_of.items(): held[self.group.get(u, ('user', u))] |= ws
+        self.users = Counter(w for ws in held.values() for w in ws)
+        self._safe.clear(); self._changed()
+        return self
 
     def _changed(self):
         "What may cross changed (a word became public or k-anonymous, or a user left): the notes judged so far are judged again."
@@ -107,7 +133,7 @@ def _tidy(t:str)->str:
 
 def _strip(t:str, bad:set, mark:str='')->str:
     "`t` with the words of `bad` (lower case) replaced by `mark`, tidied."
-    return _tidy(_TOKEN.sub(lambda m: mark if m.group(0).lower() in bad else m.group(0), t))
+    return _tidy(_TOKEN.sub(lambda m: mark if _fold(m.group(0)) in bad else m.group(0), t if t.isascii() else unicodedata.normalize('NFKC', t)))
 
 @patch_to(Crossing)
 def term(self, t:str, # a keyword, tag, facet or any short text
@@ -153,8 +179,11 @@ def revision(self, r:Revision, # a revision the memory agent proposes
              note:AtomicNote, # the new note that causes it
             )->Revision:
     "What of `r` may be written into `nb`: all of it in its owner's own notes; elsewhere, only what the rule lets cross to `nb`'s readers."
-    if nb is None or not self.users or (nb.kind == 'user' and note.kind == 'user' and nb.owner == note.owner): return r
-    reader = nb.owner if nb.kind == 'user' else None
+    if nb is None or not self.users: return r
+    if nb.kind == 'user' and note.kind == 'user' and nb.owner == note.owner:   # its owner's own note: all of it, but a link to another owner's note carries only what anyone may read
+        add = [(i, rel if i.startswith(f'u:{nb.owner}:') else self.text(rel)) for i, rel in r.add_links]
+        return r if add == r.add_links else dataclasses.replace(r, add_links=add)
+    reader = None   # not the neighbour's owner: a word of theirs arriving from another's note would tell them that note holds it (a dictionary attack)
     kw = r.keywords if not r.keywords else self.terms(r.keywords, reader, set(nb.keywords)) or None   # nothing left of a new list: the field stays
     tg = r.tags if not r.tags else self.terms(r.tags, reader, set(nb.tags)) or None
     ctx = r.context if not r.context else self.text(r.context, reader, nb.context) or None
@@ -185,7 +214,7 @@ def view(self, n:AtomicNote, # a note
     if not self.users or (n.kind == 'user' and n.owner == reader): return n
     sig = _signature(n)
     held = self.held(n, sig)
-    bad = held - self.words_of[reader] if held and reader in self.words_of else held   # the reader's own words are theirs to see
+    bad = held   # the reader's own words too: seeing them in another's note would tell the reader that note holds them
     if not bad: return n
     key = (sig, self.k, bad)
     if (v := self._views.get(key)) is None:   # readers who own none of its words see the same copy
@@ -221,7 +250,7 @@ def constructed(self, notes:list, # new notes an LLM constructed in one call (th
     for n in notes:
         if n.kind != 'user': continue
         own = set(tokens(n.content))
-        bad = {w for o, ws in priv.items() if o != n.owner for w in ws if w not in own and not self.allows(w, n.owner)}
+        bad = {w for o, ws in priv.items() if o != n.owner for w in ws if w not in own and not self.allows(w)}   # not even the owner's own words: from another's text they would be an oracle
         if not bad: continue
         n.keywords = [t for t in n.keywords if bad.isdisjoint(tokens(t))]
         n.tags = [t for t in n.tags if bad.isdisjoint(tokens(t))]

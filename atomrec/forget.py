@@ -4,7 +4,8 @@
 
 # %% ../nbs/library/09_forget.ipynb #f87ade55
 from __future__ import annotations
-import json, warnings
+import os, json, warnings
+import numpy as np
 from collections import defaultdict
 from datetime import timedelta
 import pyarrow as pa, pyarrow.parquet as pq
@@ -12,10 +13,10 @@ from fastcore.basics import patch
 from .core import *
 from .store import NoteStore, EvolutionLog, notes_to_arrow
 from .memory import AtomRec, _JSON
-from .crossing import tokens
+from .crossing import tokens, _strip
 
 # %% auto #0
-__all__ = []
+__all__ = ['purge_encoder', 'purge_responses']
 
 # %% ../nbs/library/09_forget.ipynb #445183c4
 @patch
@@ -55,13 +56,16 @@ def _unlinked(fields:str, gone:set, terms=(), contexts=())->str:
 def drop_notes(self:EvolutionLog, ids, # note ids whose rows go
                scrub:dict|None=None, # note id -> (words, {context: the one it replaced}) taken back from it: gone from its rows too
                log:pd.DataFrame|None=None, # the log as `read()` gives it, if the caller has just read it (None: read here)
+               times:dict|None=None, # note id -> the time its `forgotten` rows take instead of the forgotten notes' (its own timestamp)
               )->list[str]:
-    "Rewrite the log without the rows about `ids` (their causes renamed `forgotten`, links to them cut, the words `scrub` names gone); returns the other notes they caused revisions of."
+    "Rewrite the log without the rows about `ids` (their causes renamed `forgotten` and their times those of `times`, links to them cut, the words `scrub` names gone); returns the other notes they caused revisions of."
     gone, df = set(ids), self.read() if log is None else log
     caused = df.cause.isin(gone) & ~df.note_id.isin(gone)
     revised = sorted(set(df.note_id[caused]))
     df = df[~df.note_id.isin(gone)].copy()
-    df.loc[df.cause.isin(gone), 'cause'] = 'forgotten'
+    hit = df.cause.isin(gone)
+    if times: df.loc[hit, 'at'] = [times.get(n, a) for n, a in zip(df.note_id[hit], df['at'][hit])]   # a revision's time was the forgotten user's interaction time
+    df.loc[hit, 'cause'] = 'forgotten'
     sc = scrub or {}
     for col in ('before', 'after'): df[col] = [_unlinked(s, gone, *sc.get(n, ((), {}))) for n, s in zip(df.note_id, df[col])]
     old, self._buf = self.parts(), df.to_dict('records')
@@ -115,14 +119,75 @@ def _revert(self:AtomRec, gone:set, # the notes being forgotten
         self.store.update(changed)
     return taken, changed
 
+# %% ../nbs/library/09_forget.ipynb #4c284269
+def purge_encoder(enc, keys:set, # cache keys (`Encoder.key`) of texts that must leave
+                 )->int:
+    "Drop `keys` from `enc`'s cache, in memory and in the parts under its `cache_path` (a part holding one is rewritten without it); returns how many entries went."
+    n = sum(enc.cache.pop(k, None) is not None for k in keys)
+    enc._unsaved = [k for k in enc._unsaved if k not in keys]
+    for p in sorted(enc.cache_path.glob('part-*.npz')) if enc.cache_path is not None and enc.cache_path.exists() else []:
+        with np.load(p) as z: ks, vs = z['keys'], z['vecs']
+        hit = np.array([k.ljust(20, b'\x00') in keys for k in ks.tolist()], dtype=bool)
+        if not hit.any(): continue
+        tmp = p.with_suffix('.tmp')
+        with open(tmp, 'wb') as f: np.savez(f, keys=ks[~hit], vecs=vs[~hit])
+        os.replace(tmp, p)
+    return n
+
+def purge_responses(cache, lines:set, # texts whose rows must go
+                   )->int:
+    "Delete from a `ResponseCache` every row whose request holds one of `lines` (as the cache stores it: JSON-escaped); returns how many."
+    con, n = cache._con(), 0
+    for l in lines: n += con.execute('delete from responses where instr(request, ?) > 0', (json.dumps(l)[1:-1],)).rowcount
+    return n
+
+@patch
+def _purge_caches(self:AtomRec, texts:set, # every text a forgotten user's notes' vectors needed
+                  lines:set, # their content lines that hold a private word
+                 )->dict:
+    "Purge a forgotten user's texts from the encoder's cache and the LLM response caches (see above); returns how many entries went from each."
+    keep = {t for n in self.store.get_many(self.store.ids()) for t in self.embedder.texts(n) + [n.content]}
+    drop = texts - keep
+    for t in drop: self.embedder._idx.pop(t, None); self.embedder._content.pop(t, None)
+    out = dict(encoder=purge_encoder(self.enc, {self.enc.key(t) for t in drop}), responses=0)
+    lines = {l for l in lines if any(self.crossing.users.get(w, 0) == 0 for w in self.crossing.private(l))}   # only theirs: no remaining user's evidence holds a word of it
+    for agent in {id(a): a for a in (self.mem, self.rec)}.values():
+        cache = getattr(getattr(agent, 'client', None), 'cache', None)
+        if cache is not None and lines: out['responses'] += purge_responses(cache, lines)
+    return out
+
+# %% ../nbs/library/09_forget.ipynb #c1153144
+@patch
+def _sweep(self:AtomRec, words:set, # words that may no longer cross
+          )->list:
+    "Take `words` out of every note whose owner's evidence does not hold them; returns the ids of the notes changed."
+    changed = []
+    for n in self.store.get_many(self.store.ids()):
+        bad = words - (self.crossing.words_of.get(n.owner, set()) if n.kind == 'user' else set())
+        if not bad: continue
+        hit = lambda s: not bad.isdisjoint(tokens(s))
+        if not (any(map(hit, n.keywords + n.tags)) or hit(n.context) or any(hit(r) for _, r in n.links)): continue
+        new = n.copy(); new.version = n.version + 1
+        new.keywords, new.tags = [t for t in n.keywords if not hit(t)], [t for t in n.tags if not hit(t)]
+        new.context, new.links = _strip(n.context, bad), [(j, _strip(r, bad) if hit(r) else r) for j, r in n.links]
+        changed.append(new)
+    if changed:
+        self.embedder.prime(changed)
+        for n in changed: n.embedding = self.embedder(n); self._fields_json.pop(n.id, None)
+        self.store.update(changed)
+        for n in changed: self.log.append(n.id, n.version, 'forgotten', n, n, at=n.timestamp)
+    return [n.id for n in changed]
+
 # %% ../nbs/library/09_forget.ipynb #099dbe84
 @patch
 def forget(self:AtomRec, user:str, # the user to forget
           )->dict:
     "Remove `user`'s notes, every link to them, their index entries and history, then checkpoint; returns what went and the other notes their evidence revised."
     user = str(user)
-    gone = [n.id for n in self.store.notes_of(user, kind='user')]
+    mine = self.store.notes_of(user, kind='user'); gone = [n.id for n in mine]
     if not gone: return dict(user=user, notes=[], links=0, revised=[], reverted=[])
+    texts = {t for n in mine for t in self.embedder.texts(n) + [n.content]}   # what the caches may hold of them (`_purge_caches`)
+    lines = {l for n in mine for l in n.content.split('\n') if self.crossing.private(l)}
     G = set(gone)
     cut = []
     for i in self.store.ids():
@@ -134,9 +199,13 @@ def forget(self:AtomRec, user:str, # the user to forget
     log = self.log.read()
     taken, reverted = self._revert(G, log)   # what their evidence wrote into other notes, taken back
     self.store.remove(gone)
-    revised = [i for i in self.log.drop_notes(gone, taken, log) if i in self.store]   # the log is read once
+    times = {i: self.store.get(i).timestamp for i in set(log.note_id[log.cause.isin(G)]) - G if i in self.store}   # their revisions keep the revised note's own time, not the user's
+    revised = [i for i in self.log.drop_notes(gone, taken, log, times) if i in self.store]   # the log is read once
     for n in reverted: self.log.append(n.id, n.version, 'forgotten', n, n, at=n.timestamp)   # the fact of the revision, not its words
+    was = {w: self.crossing.users.get(w, 0) for w in self.crossing.words_of.get(user, ())}
     self.crossing.forget(user)
+    fallen = {w for w, c in was.items() if c >= self.crossing.k and not self.crossing.allows(w)}   # k-anonymous with them, not without
+    swept = self._sweep(fallen) if fallen else []
     for item in self._user_items.pop(user, set()):
         left = [i for i in self._item_user_notes.get(item, []) if i not in G]
         if left: self._item_user_notes[item] = left
@@ -150,8 +219,9 @@ def forget(self:AtomRec, user:str, # the user to forget
     self.store.prune_versions()
     if self.store.version != v: self.checkpoint()
     self.prune_texts()   # the vectors of texts only their notes carried (a review, say) leave the disk too
+    self._purge_caches(texts, lines)   # and the encoder's cache and the LLM response caches
     order = {}
     if self.order is not None:   # the order model learned from their sequence: trained again without it, with the same settings (`atomrec.order.refit_order`)
         from atomrec.order import refit_order
         self.set_order(refit_order(self.order, self.note_sequences())); order = dict(order_model='retrained without them')
-    return dict(user=user, notes=gone, links=links, revised=revised, reverted=sorted(n.id for n in reverted), **order)
+    return dict(user=user, notes=gone, links=links, revised=revised, reverted=sorted({n.id for n in reverted} | set(swept)), **order)

@@ -195,6 +195,8 @@ class Service(Scoped):
         self._ledger0 = {s: led[s] for s in led.stages()} if led is not None else {}   # the LLM counters before this service wrote anything (the memory's creation)
         self.gc = GcClock()   # the cycle collector's pauses, for /v1/stats
         self._secret = secrets.token_bytes(16)
+        self._groups = key_groups(keys)   # users one key reaches together count once: among the k users a word needs to cross, and the k readers an aggregate needs
+        if self._groups: mem.crossing.set_groups(self._groups)
         self.writer = threading.Thread(target=self._write_loop, name='atomrec-writer', daemon=True)
         gc.freeze()   # what the memory holds now is never scanned by the cycle collector (see below)
         self._warming = self.rw.write(); self._warming.__enter__()   # readers and the writer wait until the read path's tables are built (`_warm_up`)
@@ -216,7 +218,7 @@ class Service(Scoped):
         "A writer process on the memory as last checkpointed (which must be all of it)."
         items = None if self.mem.items is None else self.mem.items.reset_index(drop=True)
         agent = self.mem.mem.recipe() if hasattr(self.mem.mem, 'recipe') else None   # an LLM memory agent is made anew there (its client's settings, key included, go over the socket)
-        return WriterProcess(self.mem.path, items, self.turn, self.batch, agent, self.mem.enc.name)   # the memory's own text vectors, not the encoder cache's (a text's vector is the same bits either way; a large cache would only slow the start)
+        return WriterProcess(self.mem.path, items, self.turn, self.batch, agent, self.mem.enc.name, groups=self._groups)   # the memory's own text vectors, not the encoder cache's (a text's vector is the same bits either way; a large cache would only slow the start)
 
     def warm_model(self):
         "Load the rank agent's model and the encoder's model (and run one query through it) on threads of their own, once the read path's tables are built; call it once the server answers (torch's and LightGBM's imports then do not slow the start)."
@@ -406,7 +408,7 @@ def add(self, key:Key, events:list[EventIn])->dict:
 @patch_to(Service)
 def status(self, key:Key, event_id:str)->dict:
     "An event's state: pending, or applied with the note it became."
-    e = self.events.get(event_id)
+    e = self.events.get(event_id, None if key.admin else key.users)   # an id is its user's own: another user's event under it is not this key's to find
     if e is None or not key.may(e['user']): raise ApiError(404, 'event_id', f"no event {quote(event_id)} for this key", "send it first (POST /v1/events)")
     applied = e['seq'] <= self.applied
     return dict(id=event_id, seq=e['seq'], status='applied' if applied else 'pending', note=self.events.notes.get(e['seq']) if applied else None)
@@ -459,9 +461,31 @@ def _shown(self, key:Key, r, # a `Recommendation`
         raise ApiError(502, 'ranking', "the rank agent gave no ranking of these candidates (its LLM call failed, or its answer named none of them)", "retry; /v1/stats counts these under llm")
     store = self.mem.store
     kept = {c: [p for p in ps if all(i in store for i in p['nodes'])] for c, ps in r.paths.items()}
-    ids = dict.fromkeys(i for ps in kept.values() for p in ps for i in p['nodes'])
-    notes = {self._ref(key, i): self.note_view(key, i) for i in ids}
-    return {c: [dict(p, nodes=[self._ref(key, i) for i in p['nodes']]) for p in ps] for c, ps in kept.items()}, notes
+    shown = kept if key.admin else {c: list({json.dumps([q['kind'], q['nodes'], q['relations']]): q for p in ps if (q := self._aggregate(key, p)) is not None}.values()) for c, ps in kept.items()}   # two paths may aggregate to one
+    ids = dict.fromkeys(i for ps in shown.values() for p in ps for i in p['nodes'])
+    return shown, {i: self.note_view(key, i) for i in ids}
+
+@patch_to(Service)
+def _aggregate(self, key:Key, p:dict, # an evidence path
+              )->dict|None:
+    "`p` as `key` may read it: itself if every note on it is the key's or an item's; else each other user's note replaced by its item's note, each step between two items with how many other readers (users one key reaches counting once) read both, in `readers` the fewest; None (not shown) if fewer than `k`."
+    store = self.mem.store
+    notes = [store.get(i) for i in p['nodes']]
+    if key.admin or all(self._visible(key, n) for n in notes): return p
+    owners, k, me = self.mem._item_owners, self.mem.crossing.k, {self._groups.get(u, u) for u in key.users}
+    readers = lambda *its: len({self._groups.get(v, v) for v in set.intersection(*(owners.get(i, set()) for i in its))} - me)
+    nodes, items = [], []
+    for n in notes:
+        nid = n.id if self._visible(key, n) else self.mem.item_note_id(n.item_id) if n.item_id is not None else None
+        if nid is None or nid not in store: return None   # a coarse summary of many items: no one item to stand for it
+        if not nodes or nodes[-1] != nid: nodes.append(nid); items.append(n.item_id)
+    rels, counts = [], []
+    for a, b in zip(items, items[1:]):
+        if a == b: rels.append('same item'); continue
+        counts.append(n := readers(a, b)); rels.append(f"{n} reader{'s' * (n != 1)} of {a} also read {b}")
+    if not counts: n = readers(items[-1]); counts, read = [n], f"read by {n} reader{'s' * (n != 1)}"; rels = (rels[:-1] + [f'same item, {read}']) if rels else [read]
+    if min(counts) < k: return None
+    return dict(p, nodes=nodes, relations=rels, readers=min(counts))
 
 @patch_to(Service)
 def recommend(self, key:Key, q:RecommendIn)->dict:
@@ -491,25 +515,29 @@ def user_notes(self, key:Key, user:str)->dict:
         if not ns: raise ApiError(404, 'user', f"user {quote(user)} has no notes in this memory", "send events for the user first, or check the id")
         return dict(user=user, notes=[self.note_view(key, n.id) for n in ns], version=self.applied)
 
-def _fields(s:str, ref)->dict:
-    f = json.loads(s); f['links'] = [[ref(a), b] for a, b in f.get('links', [])]
+def _fields(s:str, seen)->dict:
+    "A log row's fields, links only to the notes `seen` says the caller may read (the rest counted)."
+    f = json.loads(s); links = f.get('links', [])
+    f['links'] = [[a, b] for a, b in links if seen(a)]; f['other_links'] = len(links) - len(f['links'])
     return f
 
 @patch_to(Service)
 def note(self, key:Key, note_id:str)->dict:
-    "One note and its revision history from the evolution log (each revision: version, cause, time, fields before and after)."
+    "One note and its revision history from the evolution log (each revision: version, cause, time, fields before and after): in full where the key's notes (or an item's) caused it; another user's revision of the key's note without cause or time, of an item's note only counted (`others`)."
     with self.rw.read():
         if note_id not in self.mem.store or not self._visible(key, self.mem.store.get(note_id)):
             raise ApiError(404, 'note_id', f"no note {quote(note_id)} this key may read", "ids come from /v1/users/USER/notes or evidence paths")
-        ref = lambda i: self._ref(key, i)
-        h = self.mem.log.for_note(note_id)
-        hist = [dict(version=int(r.version), cause=ref(r.cause) if r.cause else None, at=float(r.at), before=_fields(r.before, ref), after=_fields(r.after, ref))
-                for r in h.itertuples()]
-        return dict(note=self.note_view(key, note_id), history=hist, version=self.applied)
+        n, seen = self.mem.store.get(note_id), lambda i: key.admin or self._ref(key, i) == i
+        hist, others = [], 0
+        for r in self.mem.log.for_note(note_id).itertuples():
+            mine = bool(r.cause) and r.cause in self.mem.store and seen(r.cause)   # caused by one of the key's notes or an item's
+            if not mine and n.kind == 'item': others += 1; continue            # an item's note: the rest only counted
+            hist.append(dict(version=int(r.version), cause=r.cause if mine else None, at=float(r.at) if mine else None, before=_fields(r.before, seen), after=_fields(r.after, seen)))
+        return dict(note=self.note_view(key, note_id), history=hist, others=others, version=self.applied)
 
 @patch_to(Service)
 def forget(self, key:Key, user:str, wait:float=60.0)->dict:
-    "Forget a user once every event accepted before this call is applied: notes, links to them, index entries, history, and their events in the log."
+    "Forget a user once every event accepted before this call is applied: notes, links to them, index entries, history, and their events in the log; the answer counts what went (it names no note)."
     if not key.may(user): raise ApiError(403, 'user', f"this key may not forget user {quote(user)}", "use a key scoped to this user, or an admin key")
     if not self.wait_for(self.events.last, wait): raise ApiError(503, 'user', f"events accepted before this call are not applied yet (memory at {self.applied} of {self.events.last})", "retry shortly")
     with self._cv: self._pause += 1   # a writer process gets no new batch until this is done
@@ -518,11 +546,12 @@ def forget(self, key:Key, user:str, wait:float=60.0)->dict:
             self._saved.wait()   # nor while a checkpoint is written
             out = self.mem.forget(user)   # notes, links, index entries, history and the vectors of their texts
             out['events'] = self.events.drop_user(user, upto=self.applied)
+            self._secret = secrets.token_bytes(16)   # handles re-keyed: a pseudonym made before (in a log, say) means nothing after
             self._warm()
             if self.proc is not None and out['notes']:   # rows renumbered: the writer process starts again from the checkpoint the forget made
                 self.events.sync(); self.mem.checkpoint(); self._unsaved = 0
                 self.proc.stop(); self.proc = self._new_writer()
-            return dict(out, version=self.applied)
+            return dict(out, notes=len(out['notes']), revised=len(out['revised']), reverted=len(out['reverted']), version=self.applied)   # counts only: ids of the notes their evidence revised would name other users
     finally:
         with self._cv: self._pause -= 1; self._cv.notify_all()
 

@@ -56,7 +56,7 @@ class Client:
         "One note and its revision history."
         return self._call('GET', f'/v1/notes/{note_id}')
     def forget(self, user:str)->dict:
-        "Forget a user; the answer lists the other notes their evidence revised."
+        "Forget a user; the answer counts what went (notes, links, the other notes their evidence revised)."
         return self._call('DELETE', f'/v1/users/{user}')
     def health(self)->dict: return self._call('GET', '/v1/health')
     def stats(self)->dict: return self._call('GET', '/v1/stats')

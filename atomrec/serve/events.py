@@ -33,7 +33,7 @@ class EventLog:
         self.folder = Path(folder); self.folder.mkdir(parents=True, exist_ok=True)
         self.path, self.applied_path = self.folder/'events.jsonl', self.folder/'applied.jsonl'
         self._lock, self._cutting = threading.Lock(), threading.Lock()   # appends; batch cuts (`record_cut`)
-        self._seqs, self._recs, self._by_id = [], [], {}
+        self._seqs, self._recs, self._by_id, self._ids = [], [], {}, {}   # (user, id) -> event; id -> its events (of any user)
         for r in _read_lines(self.path): self._add(r)
         self.notes = {a['seq']: a['note'] for a in _read_lines(self.applied_path) if a['seq'] <= applied}
         self._rewrite(self.applied_path, [dict(seq=s, note=n) for s, n in sorted(self.notes.items())])
@@ -42,16 +42,17 @@ class EventLog:
 
     def _add(self, r:dict):
         self._seqs.append(r['seq']); self._recs.append(r)
-        if r.get('id') is not None: self._by_id[r['id']] = r
+        if r.get('id') is not None: self._by_id[(r.get('user'), r['id'])] = r; self._ids.setdefault(r['id'], []).append(r)
 
     @property
     def last(self)->int:
         "The number of the last event accepted (0 if none)."
         return self._seqs[-1] if self._seqs else 0
     def __len__(self): return sum(r.get('id') is not None for r in self._recs)
-    def get(self, event_id:str)->dict|None:
-        "The event stored under `event_id`, or None."
-        return self._by_id.get(event_id)
+    def get(self, event_id:str, users=None)->dict|None:
+        "The event stored under `event_id` by one of `users` (None: by anyone, the latest), or None: an id is its user's own."
+        if users is None: return (self._ids.get(event_id) or [None])[-1]
+        return next((r for u in sorted(users) if (r := self._by_id.get((u, event_id))) is not None), None)
     def since(self, seq:int, # events after this number
               limit:int|None=None)->list[dict]:
         "Events numbered after `seq`, in order (at most `limit`); forgotten events are skipped."
@@ -69,11 +70,11 @@ def append(self, events:list[dict], # events, each with an `id`
     with self._lock:
         out, new, seen = [], [], {}
         for e in events:
-            old = self._by_id.get(e['id']) or seen.get(e['id'])
+            old = self._by_id.get(u := (e.get('user'), e['id'])) or seen.get(u)   # ids are per user: one user's id never collides with another's
             if old is not None:
                 if _CONTENT(old) != _CONTENT(e): raise EventConflict(f"event id {quote(e['id'])} was already sent with other content: send each event under its own id")
                 out.append((old['seq'], True)); continue
-            r = dict(e, seq=self.last + len(new) + 1); new.append(r); seen[e['id']] = r; out.append((r['seq'], False))
+            r = dict(e, seq=self.last + len(new) + 1); new.append(r); seen[u] = r; out.append((r['seq'], False))
         if new:
             self._out.write(b''.join(json.dumps(r, ensure_ascii=False).encode() + b'\n' for r in new))
             self._out.flush(); os.fsync(self._out.fileno())
@@ -109,7 +110,9 @@ def drop_user(self, user:str, # whose events go
         hit = [k for k, r in enumerate(self._recs) if r['seq'] <= upto and r.get('user') == user]
         if not hit: return 0
         for k in hit:
-            self._by_id.pop(self._recs[k]['id'], None); self.notes.pop(self._recs[k]['seq'], None)
+            r = self._recs[k]; self._by_id.pop((user, r['id']), None); self.notes.pop(r['seq'], None)
+            if (left := [x for x in self._ids.get(r['id'], []) if x is not r]): self._ids[r['id']] = left
+            else: self._ids.pop(r['id'], None)
             self._recs[k] = dict(seq=self._recs[k]['seq'])
         self._out.close(); self._rewrite(self.path, self._recs); self._out = open(self.path, 'ab')
         self._applied_out.close()

@@ -60,6 +60,7 @@ def write_here(conn:Connection, # this process's end of the socket to the servic
         how = conn.recv()
         enc = Encoder(how['encoder'], cache_path=how['encoder_cache']) if how.get('encoder') else None   # an encoder cache given is only read
         mem = AtomRec.open(how['path'], items=how['items'], encoder=enc, memory_agent=_memory_agent(how.get('agent')), progress=False, batch=how['batch'], read_only=True).watch_changes()
+        if how.get('groups'): mem.crossing.set_groups(how['groups'])   # what crosses is decided here: users of one key count once, as in the service
         ledger = getattr(getattr(mem.mem, 'ledger', None), 'ledger', None)
         counted = {}
         def turn(ids):
@@ -90,8 +91,9 @@ class WriterProcess:
                  agent:dict|None=None, # an LLM memory agent's `recipe()` (None: the rule agent)
                  encoder:str|None=None, # the caller's encoder model (None: the folder's)...
                  encoder_cache=None, # ...and the folder of its cache, which the process reads and never writes
+                 groups:dict|None=None, # user -> label: the users one key reaches, counted once by the crossing rule (`Crossing.set_groups`)
                 ):
-        self._how = dict(path=str(path), items=items, turn=turn, batch=batch, agent=agent, encoder=encoder, encoder_cache=None if encoder_cache is None else str(encoder_cache))
+        self._how = dict(path=str(path), items=items, turn=turn, batch=batch, agent=agent, encoder=encoder, encoder_cache=None if encoder_cache is None else str(encoder_cache), groups=groups or {})
         self._lock, self.process = threading.Lock(), None
 
     def begin(self):

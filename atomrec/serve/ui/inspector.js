@@ -212,8 +212,8 @@ function diffRows(before, after) {   // field by field: what a revision removed 
 
 function revision(r) {
   const rows = diffRows(r.before, r.after);
-  return h('li', { class: 'revision card', 'data-version': r.version, 'data-cause': r.cause || '', 'data-at': r.at },
-    h('h3', {}, `revision ${r.version} · ${when(r.at)} · caused by `, r.cause ? noteLink(r.cause) : 'no note'),
+  return h('li', { class: 'revision card', 'data-version': r.version, 'data-cause': r.cause || '', 'data-at': r.at ?? '' },   // another user's revision: no cause, no time
+    h('h3', {}, `revision ${r.version} · ${r.at == null ? 'time withheld' : when(r.at)} · caused by `, r.cause ? noteLink(r.cause) : "another user's note (withheld)"),
     rows.length ? h('table', { class: 'list diff' }, h('thead', {}, h('tr', {}, h('th', {}, 'field'), h('th', {}, 'change'), h('th', {}, 'value'))),
       h('tbody', {}, rows.map(([f, change, v, rel]) => h('tr', { 'data-field': f, 'data-change': change, 'data-value': v, 'data-relation': rel },
         h('td', {}, f), h('td', {}, change), h('td', { class: change }, f === 'links' ? [noteLink(v), ' — ', rel] : v)))))
@@ -233,7 +233,7 @@ async function noteView(id) {
         h('div', { class: 'card' }, h('dl', { class: 'fields' },
           field('item', n.item), field('time', when(n.timestamp)), field('keywords', chips(n.keywords, 'kw')), field('tags', chips(n.tags, 'tag')),
           field('context', n.context || ''), field('content', h('pre', { class: 'content' }, n.content || '')))),
-        h('h2', {}, `Revisions (${r.history.length})`),
+        h('h2', {}, `Revisions (${r.history.length})` + (r.others ? ` and ${r.others} by other users, counted only` : '')),
         r.history.length ? h('ol', { class: 'revisions', 'aria-label': 'revisions, oldest first' }, r.history.map(revision))
                          : h('p', { class: 'empty' }, 'never revised')),
       h('div', { class: 'note-links' }, h('h2', {}, `Links (${(n.links || []).length})`), (n.links || []).length ? linkGraph(n) : h('p', { class: 'empty' }, 'no links')))];
