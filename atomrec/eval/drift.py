@@ -12,7 +12,7 @@ from ..core import *
 __all__ = ['DRIFT_BOUND', 'DRIFT_CASES', 'QUANTILES', 'signal_drift', 'drift_summary', 'drift_warning']
 
 # %% ../../nbs/eval/24a_drift.ipynb #0e6095c7
-DRIFT_BOUND = 0.1   # a fitted signal whose KS distance between fitting cuts and test exceeds this is reported as drifted
+DRIFT_BOUND = 0.15   # a fitted signal whose KS distance between fitting cuts and test exceeds this is reported as drifted
 DRIFT_CASES = 300   # test cases whose signals are compared (a seeded sample of the tuning users')
 QUANTILES = (0.1, 0.5, 0.9)
 
