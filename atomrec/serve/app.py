@@ -339,13 +339,10 @@ def _write_here(self, batch:list[dict]):
             for s in range(0, len(new), 512):
                 notes = self.mem.item_notes(new[s:s + 512])   # an LLM agent's calls: outside the write lock
                 with self.rw.write(): self.mem.store_items(notes); self._warm()
-        if self.mem.cfg.memory != 'atomic':   # a coarse memory has no prepare: one write turn
-            with self.rw.write(): self._applied(batch, self.mem.observe_many(df, progress=False, checkpoint=False))
-        else:
-            ready = self.mem.prepare(df)   # only reads: recommendations go on
-            while ready.left:
-                with self.rw.write(): self._applied(batch, self.mem.commit(ready, most=self.turn))
-                with self._cv: self._cv.notify_all()
+        ready = self.mem.prepare(df)   # only reads, every agent call made (a coarse memory's too): recommendations go on
+        while ready.left:   # a coarse memory's batch: one write turn
+            with self.rw.write(): self._applied(batch, self.mem.commit(ready, most=self.turn))
+            with self._cv: self._cv.notify_all()
 
 @patch_to(Service)
 def _applied(self, batch:list[dict], # the events being written
