@@ -5,14 +5,18 @@
 # %% ../nbs/library/05_coarse.ipynb #b0eb94ed
 from __future__ import annotations
 import copy
+from contextlib import nullcontext
 from collections import defaultdict
+from dataclasses import dataclass
+import numpy as np
 from fastcore.basics import patch
 from .core import *
 from .store import AtomicNote
-from .memory import AtomRec, Trace
+from .store import unit_rows, topk_rows, serial_blas
+from .memory import AtomRec, Trace, Prepared
 
 # %% auto #0
-__all__ = ['COARSE_TITLES', 'CoarseAtomRec']
+__all__ = ['COARSE_TITLES', 'CoarseAtomRec', 'CoarseBatch']
 
 # %% ../nbs/library/05_coarse.ipynb #a00758ee
 class CoarseAtomRec(AtomRec, memory='coarse'):
@@ -45,17 +49,26 @@ def _unwritten(self:CoarseAtomRec, recs:list)->list:
 COARSE_TITLES = 50   # items whose titles a summary lists, the latest (its text stays within what the encoder reads)
 
 @patch
+def _coarse_text(self:CoarseAtomRec, user:str, recs:list)->AtomicNote:
+    "The user's summary note with their new interactions `recs` (time order), not constructed yet; the memory is only read."
+    items = self._coarse[user] + [r.item for r in recs]
+    titles = [str(self.items.at[i, 'title']) if self.items is not None and i in self.items.index else i for i in items[-COARSE_TITLES:]]
+    last = recs[-1]
+    return AtomicNote(f"u:{user}:summary", 'user', user, "user's items, oldest first: " + '; '.join(titles), last.timestamp, item_id=last.item, source=last.source)
+
+@patch
+def _construct_coarse(self:CoarseAtomRec, note:AtomicNote, last:Trace):
+    "The memory agent's keywords, tags and context for a summary (from its user's last interaction's evidence)."
+    self.mem.construct([note], {note.id: []}, {note.id: last.evidence})
+
+@patch
 def _coarse_note(self:CoarseAtomRec, user:str, recs:list)->AtomicNote:
     """Coarse memory (ablation): the user's one summary note, rewritten with the user's new interactions `recs` (time order).
     Rewriting it once per call gives the text a rewrite per interaction ends with, at one encoder pass instead of one each."""
-    nid = f"u:{user}:summary"
-    for r in recs: self._coarse[user].append(r.item); self._item_user_notes[r.item].append(nid); self._user_items[user].add(r.item)
+    note = self._coarse_text(user, recs)
+    for r in recs: self._coarse[user].append(r.item); self._item_user_notes[r.item].append(note.id); self._user_items[user].add(r.item)
     self._trans = None   # the tables read off who has notes on what (`transitions`, `walk_index`) are stale now, as after `_commit`
-    last = recs[-1]
-    titles = [str(self.items.at[i, 'title']) if self.items is not None and i in self.items.index else i for i in self._coarse[user][-COARSE_TITLES:]]
-    content = "user's items, oldest first: " + '; '.join(titles)
-    note = AtomicNote(nid, 'user', user, content, last.timestamp, item_id=last.item, source=last.source)
-    self.mem.construct([note], {nid: []}, {nid: last.evidence})
+    self._construct_coarse(note, recs[-1])
     self._apply_ablation([note])
     return note
 
@@ -63,16 +76,83 @@ def _coarse_note(self:CoarseAtomRec, user:str, recs:list)->AtomicNote:
 @patch
 def _write_coarse(self:CoarseAtomRec, note:AtomicNote)->str:
     "Embed a summary note (its texts primed in one batch with the call's other summaries), link it and write or replace it."
-    nid = note.id
     note.embedding = self.embedder(note)
-    nbrs = [(i, c) for i, c in self.store.search(note.embedding, self.cfg.k_link + 1) if i != nid]
+    nbrs = [(i, c) for i, c in self.store.search(note.embedding, self.cfg.k_link + 1) if i != note.id]
     note.links = self._links(note, nbrs)
+    return self._store_coarse(note)
+
+@patch
+def _store_coarse(self:CoarseAtomRec, note:AtomicNote)->str:
+    "Write a summary note (embedded and linked), or replace the stored one and log the rewrite."
+    nid = note.id
     if nid in self.store:
         note.version = self.store.get(nid).version + 1
         self.log.append(nid, note.version, nid, self.store.get(nid).fields(), note.fields(), at=note.timestamp)
         self.store.update(note)
     else: self.store.add(note)
     return nid
+
+# %% ../nbs/library/05_coarse.ipynb #989d5b47
+@dataclass(eq=False)
+class CoarseBatch:
+    "A coarse memory's interactions made ready by `prepare`: each user's new summary, linked, nothing written yet."
+    recs:list          # the traces, in time order
+    users:list         # (user, their traces), in the order the summaries are written
+    notes:list         # per user: the summary, constructed, embedded and linked
+    nbrs:list          # per summary: the (id, cos) neighbours its links were chosen from
+    generation:int     # the store's `generation` when prepared
+    done:int = 0       # traces written so far (all of them, by one `commit`)
+
+@patch
+def prepare(self:CoarseAtomRec, df:pd.DataFrame, # interactions as `observe_many` takes them
+            resume:bool=False, # refused: a coarse memory does not keep every interaction
+           )->Prepared:
+    "Make every summary `observe_many(df)` would write, with every agent call (construct, link); the memory is only read."
+    df = df.reset_index(drop=True)
+    if self.items is not None and (missing := self.missing_items(df.item_id)):
+        raise AtomRecError(f"items {quote(missing[:3])} have no note yet: call add_items first (it writes, prepare only reads)")
+    recs = self._traces(df, resume)
+    if not recs: return Prepared(None, len(df))
+    by_user = defaultdict(list)
+    for r in recs: by_user[r.user].append(r)
+    users = sorted(by_user.items(), key=lambda kv: kv[1][-1].timestamp)   # as `_write` orders them
+    notes = [self._coarse_text(u, rs) for u, rs in users]
+    self._map(lambda n: self._construct_coarse(n, by_user[n.owner][-1]), notes)   # an LLM agent's calls, many at once
+    self._apply_ablation(notes)
+    for s in range(0, len(notes), 4096): self.embedder.prime(notes[s:s + 4096])
+    st, k = self.store, self.cfg.k_link + 1
+    M, ids = st._mat[:st._n].copy(), list(st._ids[:st._n]); row = {i: r for r, i in enumerate(ids)}
+    seen, nbrs = {}, []   # the call's summaries as written so far
+    for note in notes:
+        note.embedding = self.embedder(note)
+        with serial_blas() if 1 <= st.serial_max and len(M) <= st.serial_rows else nullcontext(): S = unit_rows(note.embedding[None]) @ M.T   # the store's product, on the store as it will be
+        idx, top = topk_rows(S, k)
+        nb = [(ids[r], float(v)) for r, v in zip(idx[0].tolist(), top[0].tolist()) if r >= 0 and ids[r] != note.id]
+        note.links = self._link_notes(note, [(seen.get(i) or st.get(i), c) for i, c in nb]) if self.cfg.links and nb else []
+        u = unit_rows(note.embedding[None])
+        if note.id in row: M[row[note.id]] = u[0]
+        else: row[note.id] = len(ids); ids.append(note.id); M = np.concatenate([M, u])
+        seen[note.id] = note; nbrs.append(nb)
+    return Prepared(CoarseBatch(recs, users, notes, nbrs, st.generation), len(df))
+
+@patch
+def commit(self:CoarseAtomRec, p:Prepared, # what `prepare` made ready
+           most:int|None=None, # ignored: a coarse memory's call is written whole (one write turn)
+          )->list[str]:
+    "Write the summaries `prepare` made, as `observe_many` would (no checkpoint, no agent call); returns the note id of every row."
+    ids = [None] * p.rows
+    b = p.batch
+    if b is None or b.done: return ids
+    if b.generation != self.store.generation: raise AtomRecError("the memory's rows were renumbered (a user forgotten) between prepare and commit: prepare the batch again")
+    for (u, rs), note, nb in zip(b.users, b.notes, b.nbrs):
+        for r in rs: self._coarse[u].append(r.item); self._item_user_notes[r.item].append(note.id); self._user_items[u].add(r.item)
+        now = [(i, c) for i, c in self.store.search(note.embedding, self.cfg.k_link + 1) if i != note.id]
+        if now != nb: note.links = self._links(note, now); self.stats['coarse_relinks'] += 1   # never seen: the scores are the store's own bits
+        self._store_coarse(note)
+        for r in rs: ids[r.row] = note.id
+    self._trans = None   # the tables read off who has notes on what are stale now
+    b.done = len(b.recs)
+    return ids
 
 # %% ../nbs/library/05_coarse.ipynb #64018e28
 @patch

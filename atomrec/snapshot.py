@@ -84,6 +84,7 @@ def _link_evolve(self:AtomRec, note, # a new note, constructed and embedded
     if not fused:
         revs = []
         if seen:
+            if not batched: self.crossing.saw(note.owner, note.content)   # a note alone: its words are counted before its evolve prompt, as writing it one at a time counts them (`_took`) before `_evolve`; idempotent, so its commit counts nothing twice
             shown = note.copy(); shown.links = links
             revs = self.mem.evolve(shown, list(seen.values()))
     return links, revs, seen

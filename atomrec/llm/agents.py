@@ -197,9 +197,10 @@ class LLMSession:
              messages:list, # chat messages (from `prompt`)
              schema:dict, # the answer's JSON schema
              validate=None, # semantic check of the answer; raises ValueError
+             durable:bool=False, # its outcome is written into a memory: a fault that outlives the retries is kept as the outcome (see `LLMClient.complete_json`)
             )->dict|None:
         "`client.complete_json`, with a failure (or a replay miss) returning None, counted."
-        try: return self.client.complete_json(stage, messages, schema, name=stage, validate=validate)
+        try: return self.client.complete_json(stage, messages, schema, name=stage, validate=validate, durable=durable)
         except CacheMiss: self.ledger.count(stage, 'replay_misses'); return None
         except LLMFailure: return None
 
@@ -333,7 +334,7 @@ def _construct(self:LLMMemoryAgent, batch, recent):
         if rec: data.append(f"    recent interactions of this user, oldest first: " + ' | '.join(
             self.short(r) + (f" ({clean(r.context, 80)})" if r.context else '') for r in rec))
     out = self.s.call('construct', prompt(P_CONSTRUCT, data, f"Write keywords, tags and context for notes 1 to {len(batch)}."),
-                      _construct_schema(len(batch), self.L))
+                      _construct_schema(len(batch), self.L), durable=True)
     if out is None:
         self.ledger.count('construct', 'fallback_empty_notes', len(batch))
         for n in batch: self._fell(n.id, 'construct')
@@ -363,7 +364,7 @@ def link(self:LLMMemoryAgent, note:AtomicNote, # the new note
     if note.kind == 'item' and self.item_links == 'rule': return self.rule.link(note, nbs)
     data = [self.line(0, note)] + [self.line(k, nb, note) + f" [similarity {c:.2f}]" for k, (nb, c) in enumerate(nbs, 1)]
     out = self.s.call('link', prompt(P_LINK, data, f"Which of notes 1 to {len(nbs)} should note 0 link to?"),
-                      _link_schema(self.max_new_links, self.L))
+                      _link_schema(self.max_new_links, self.L), durable=True)
     if out is None: self.ledger.count('link', 'fallback_no_links'); self._fell(note.id, 'link'); return []
     return self._read_links(out['links'], nbs, 'link')
 
@@ -396,7 +397,7 @@ def evolve(self:LLMMemoryAgent, note:AtomicNote, # the new note (its links alrea
     data = [self.line(0, note)] + [self.line(k, nb, note) + (f" [linked from 0: {clean(rel[nb.id], 80)}]" if nb.id in rel else ' [not linked]')
                                    for k, nb in enumerate(nbs, 1)]
     out = self.s.call('evolve', prompt(P_EVOLVE, data, f"Revise the notes among 1 to {len(nbs)} that note 0 changes."),
-                      _evolve_schema(len(nbs), self.L))
+                      _evolve_schema(len(nbs), self.L), durable=True)
     if out is None: self.ledger.count('evolve', 'fallback_no_revisions'); self._fell(note.id, 'evolve'); return []
     return self._read_revisions(out['revisions'], note, nbs, rel, 'evolve')
 
@@ -458,7 +459,7 @@ def link_evolve(self:LLMMemoryAgent, note:AtomicNote, # the new note (constructe
     data = [self.line(0, note, compact=True)] + [self.line(k, nb, note, compact=True) + f" [similarity {c:.2f}{', evolvable' if c > tau else ''}]"
                                                  for k, (nb, c) in enumerate(nbs, 1)]
     out = self.s.call('link_evolve', prompt(P_LINK_EVOLVE, data, f"Link note 0 to the notes among 1 to {len(nbs)} it relates to, and revise the notes it changes."),
-                      _link_evolve_schema(len(nbs), self.max_new_links, self.L))
+                      _link_evolve_schema(len(nbs), self.max_new_links, self.L), durable=True)
     if out is None: self.ledger.count('link_evolve', 'fallback_no_links_no_revisions'); self._fell(note.id, 'link_evolve'); return [], []
     links = self._read_links(out['links'], nbs, 'link_evolve')
     keep = {nb.id for nb, c in nbs if c > tau or nb.id in dict(links)}   # what `_commit` would have evolve revise (ids out of range are counted as unknown)

@@ -10,6 +10,7 @@ __all__ = ['PRICES', 'FIELDS', 'FAILED', 'REPAIR', 'JSON_HINT', 'JSON_ONLY', 'GR
 # %% ../../nbs/llm/10_client.ipynb #0efad5d7
 import asyncio, hashlib, json, logging, os, random, re, sqlite3, threading, time
 from email.utils import parsedate_to_datetime
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Callable
 import openai
@@ -138,10 +139,11 @@ class LLMFailure(Exception):
     "A call that could not be completed."
     def __init__(self, stage:str, # the ledger stage of the call
                  reason:str, # what went wrong (the key redacted)
-                 attempts:int=0): # HTTP attempts made
-        self.stage, self.reason, self.attempts = stage, reason, attempts
+                 attempts:int=0, # HTTP attempts made
+                 transient:bool=False): # a fault that outlived the retries (429, 5xx, timeout, dropped connection): another try might succeed
+        self.stage, self.reason, self.attempts, self.transient = stage, reason, attempts, transient
         super().__init__(f'LLM call failed in stage {stage!r} after {attempts} attempt(s): {reason}')
-    def __reduce__(self): return (LLMFailure, (self.stage, self.reason, self.attempts))
+    def __reduce__(self): return (LLMFailure, (self.stage, self.reason, self.attempts, self.transient))
 
 class CacheMiss(LookupError):
     "A request missing from the cache in replay mode."
@@ -374,7 +376,7 @@ class LLMClient:
         self.log = log or logging.getLogger('atomrec.llm.client')
         self.ledger = ledger if ledger is not None else Ledger()
         self._sync, self._tsem, self._aloops = None, threading.BoundedSemaphore(concurrency), {}
-        self._lock = threading.Lock()
+        self._lock, self._inflight = threading.Lock(), {}   # (cache key, validate) -> the `Future` of the call making it now (see `complete_json`)
 
     def __repr__(self):
         return f'LLMClient(model={self.model!r}, base_url={self.base_url!r}, mode={self.mode!r}, cache={self.cache_mode!r})'
@@ -458,11 +460,11 @@ def _check(self:LLMClient, text, schema, validate) -> dict:
     return out
 
 @patch
-def _fail(self:LLMClient, stage, reason, attempts):
+def _fail(self:LLMClient, stage, reason, attempts, transient=False):
     reason = self._redact(reason)
     self.ledger.add(stage, failures=1)
     self.log.warning('stage=%s failed after %d attempt(s): %s', stage, attempts, reason)
-    return LLMFailure(stage, reason, attempts)
+    return LLMFailure(stage, reason, attempts, transient)
 
 @patch
 def _delay(self:LLMClient, n:int, err) -> float:
@@ -498,7 +500,7 @@ def _exchange(self:LLMClient, stage, messages, schema, name, tries:list):
             continue
         if not _retryable(err) or n >= self.max_retries:
             what = f'HTTP {_status(err)}' if _status(err) else type(err).__name__
-            raise self._fail(stage, f'{what}: {_err_text(err)}', tries[0])
+            raise self._fail(stage, f'{what}: {_err_text(err)}', tries[0], _retryable(err))
         n += 1
         wait = self._delay(n, err)
         self.ledger.add(stage, retries=1)
@@ -506,9 +508,15 @@ def _exchange(self:LLMClient, stage, messages, schema, name, tries:list):
         yield ('sleep', wait)
 
 @patch
-def _protocol(self:LLMClient, stage, messages, schema, name, validate):
-    "The whole logic of one call (generator): cache, request, retries, validation, repair, store."
-    key = self.key(messages, schema, name)
+def _keep_failure(self:LLMClient, key, stage, messages, schema, name, fail:LLMFailure, tries:list):
+    "Store `{FAILED: reason}` as the answer to a call that failed (with the tokens it cost), if failures are cached: a re-run, read-write or replay, repeats it."
+    if self.cache is not None and self.cache_failures and self.cache_mode == 'rw':
+        self.cache.put(key, stage, self.model, self._spec(messages, schema, name), {FAILED: fail.reason}, tries[1], tries[2])
+
+@patch
+def _protocol(self:LLMClient, stage, messages, schema, name, validate, durable=False, key=None):
+    "The whole logic of one call (generator): cache, request, retries, validation, repair, store (a `durable` call's fault after its retries too)."
+    key = key or self.key(messages, schema, name)
     if self.cache is not None:
         hit = self.cache.get(key)
         failed = hit is not None and isinstance(hit['response'], dict) and FAILED in hit['response']
@@ -531,21 +539,24 @@ def _protocol(self:LLMClient, stage, messages, schema, name, validate):
             self.log.warning('stage=%s cache miss in replay mode: %s', stage, key)
             raise CacheMiss(stage, key)
     tries = [0, 0, 0]  # HTTP attempts, prompt tokens, completion tokens
-    resp = yield from self._exchange(stage, messages, schema, name, tries)
-    text = resp.choices[0].message.content if resp.choices else None
-    try: out = self._check(text, schema, validate)
-    except ValueError as e:
-        self.ledger.add(stage, repairs=1)
-        self.log.info('stage=%s invalid answer, asking for a repair: %s', stage, self._redact(e)[:200])
-        fix = list(messages) + [{'role': 'assistant', 'content': text or ''}, {'role': 'user', 'content': REPAIR.format(error=e)}]
-        resp = yield from self._exchange(stage, fix, schema, name, tries)
+    try:
+        resp = yield from self._exchange(stage, messages, schema, name, tries)
         text = resp.choices[0].message.content if resp.choices else None
         try: out = self._check(text, schema, validate)
-        except ValueError as e2:
-            fail = self._fail(stage, f'invalid answer after repair: {e2}', tries[0])
-            if self.cache is not None and self.cache_failures:  # a content failure is an answer too: replay repeats it
-                self.cache.put(key, stage, self.model, self._spec(messages, schema, name), {FAILED: fail.reason}, tries[1], tries[2])
-            raise fail
+        except ValueError as e:
+            self.ledger.add(stage, repairs=1)
+            self.log.info('stage=%s invalid answer, asking for a repair: %s', stage, self._redact(e)[:200])
+            fix = list(messages) + [{'role': 'assistant', 'content': text or ''}, {'role': 'user', 'content': REPAIR.format(error=e)}]
+            resp = yield from self._exchange(stage, fix, schema, name, tries)
+            text = resp.choices[0].message.content if resp.choices else None
+            try: out = self._check(text, schema, validate)
+            except ValueError as e2:
+                fail = self._fail(stage, f'invalid answer after repair: {e2}', tries[0])
+                self._keep_failure(key, stage, messages, schema, name, fail, tries)   # a content failure is an answer too: replay repeats it
+                raise fail
+    except Exception as f:   # (a builtin: a generator closed at exit looks no name up)
+        if durable and getattr(f, 'transient', False): self._keep_failure(key, stage, messages, schema, name, f, tries)   # the fallback a durable call's memory writes: replay and recovery repeat it
+        raise
     self.ledger.add(stage, ok=1)
     if self.cache is not None:
         self.cache.put(key, stage, self.model, self._spec(messages, schema, name), out, tries[1], tries[2])
@@ -559,9 +570,39 @@ def complete_json(self:LLMClient,
                   schema:dict, # JSON schema of the answer
                   name:str='output', # schema name sent to the server
                   validate:Callable|None=None, # semantic check of the parsed answer; raises ValueError
+                  durable:bool=False, # the answer is written into a memory: a fault that outlives the retries is cached as the call's outcome too
                  ) -> dict:
-    "Answer `messages` with a JSON object valid under `schema`; raises `LLMFailure` or `CacheMiss`."
-    gen, msg = self._protocol(stage, messages, schema, name, validate), None
+    "Answer `messages` with a JSON object valid under `schema`; raises `LLMFailure` or `CacheMiss`. An identical call already in flight is not made again: this one waits for its outcome."
+    key = self.key(messages, schema, name)
+    lead, fut = self._join(key, validate, stage)
+    if not lead: return _answer_of(fut.result())
+    try: out = self._complete(stage, messages, schema, name, validate, durable, key)
+    except BaseException as e: self._settle(key, validate, fut, error=e); raise
+    self._settle(key, validate, fut, out); return out
+
+def _answer_of(out:dict)->dict:
+    "A copy of an answer another call received (so neither caller changes the other's)."
+    return json.loads(json.dumps(out))
+
+@patch
+def _join(self:LLMClient, key, validate, stage)->tuple:
+    "(True, a new `Future`) if no identical call is in flight, which this one then makes; else (False, that call's `Future`), counted as `deduplicated`."
+    with self._lock:
+        fut = self._inflight.get((key, validate))
+        if fut is None: fut = self._inflight[(key, validate)] = Future(); return True, fut
+    self.ledger.count(stage, 'deduplicated')
+    return False, fut
+
+@patch
+def _settle(self:LLMClient, key, validate, fut, out=None, error=None):
+    "The call in flight under `key` is over: its waiters get `out` (or `error`), and the next identical call is made anew (or read from the cache)."
+    with self._lock: self._inflight.pop((key, validate), None)
+    if error is not None: fut.set_exception(error)
+    else: fut.set_result(out)
+
+@patch
+def _complete(self:LLMClient, stage, messages, schema, name, validate, durable, key):
+    gen, msg = self._protocol(stage, messages, schema, name, validate, durable, key), None
     try:
         while True:
             kind, arg = gen.send(msg)
@@ -573,9 +614,18 @@ def complete_json(self:LLMClient,
 
 # %% ../../nbs/llm/10_client.ipynb #de82750c
 @patch
-async def acomplete_json(self:LLMClient, stage:str, messages:list[dict], schema:dict, name:str='output', validate:Callable|None=None) -> dict:
-    "Async `complete_json` (the same parameters); at most `concurrency` requests in flight per event loop."
-    gen, msg, st = self._protocol(stage, messages, schema, name, validate), None, None
+async def acomplete_json(self:LLMClient, stage:str, messages:list[dict], schema:dict, name:str='output', validate:Callable|None=None, durable:bool=False) -> dict:
+    "Async `complete_json` (the same parameters, identical calls in flight made once); at most `concurrency` requests in flight per event loop."
+    key = self.key(messages, schema, name)
+    lead, fut = self._join(key, validate, stage)
+    if not lead: return _answer_of(await asyncio.wrap_future(fut))
+    try: out = await self._acomplete(stage, messages, schema, name, validate, durable, key)
+    except BaseException as e: self._settle(key, validate, fut, error=e); raise
+    self._settle(key, validate, fut, out); return out
+
+@patch
+async def _acomplete(self:LLMClient, stage, messages, schema, name, validate, durable, key):
+    gen, msg, st = self._protocol(stage, messages, schema, name, validate, durable, key), None, None
     try:
         while True:
             kind, arg = gen.send(msg)

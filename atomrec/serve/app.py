@@ -298,8 +298,9 @@ def _failed(self, e:Exception, # what was raised
 
 @patch_to(Service)
 def _write_elsewhere(self):
-    "The writer thread with a writer process: keep up to `IN_FLIGHT` batches in flight (so the process never waits for this thread, even while it checkpoints), and apply the write turns it hands back under the write lock, all that have arrived in one go."
+    "The writer thread with a writer process: keep up to `IN_FLIGHT` batches in flight (so the process never waits for this thread, even while it checkpoints), and apply the write turns it hands back under the write lock, all that have arrived in one go (a snapshot memory's up to each batch's end, where it may checkpoint)."
     flight, holding, last = deque(), False, 0.0   # batches sent and not yet written, oldest first; whether this thread holds `_writing`; when it last applied
+    whole, mid = self.mem.snapshot, False   # a snapshot memory checkpoints only between batches (the rest of a batch is prepared against the batch's own snapshot); whether a batch is partly applied
     try:
         while True:
             with self._cv:
@@ -309,21 +310,25 @@ def _write_elsewhere(self):
                 if not holding: self._writing.acquire(); holding = True   # a forget waits until nothing is in flight
                 self.proc.send(batch); flight.append(batch); self.sent = batch[-1]['seq']
             quiet = idle and not flight and self.events.last <= self.sent   # a second without events: make what was applied durable
-            if self._unsaved and (quiet or self._checkpoint_due()):
+            if self._unsaved and (quiet or self._checkpoint_due()) and not mid:
                 self._checkpoint()   # the process writes what is in flight meanwhile (the batches were sent first)
             if flight:
                 time.sleep(max(0.0, last + self.APPLY_EVERY - time.monotonic()))   # let turns gather: each apply makes arriving readers wait for one in progress
                 t = time.perf_counter()
                 msgs = self.proc.receive()   # received (and unpickled) outside the lock
-                with self.rw.write():
-                    for m in msgs:
-                        if m == 'done': done = flight.popleft(); self.writes['batches'] += 1; self.writes['events'] += len(done)
-                        else:
-                            self.mem.apply(m.changes)
-                            if m.ledger and (led := getattr(getattr(self.mem.mem, 'ledger', None), 'ledger', None)) is not None: led.merge(m.ledger)   # the process's LLM counts
-                            self.process_work = (m.cpu, m.encoder)
-                            if any(i is not None for i in m.ids): self._applied(flight[0], m.ids, warm=False)
-                    self._warm()
+                while msgs:
+                    k = next((j + 1 for j, m in enumerate(msgs) if m == 'done'), len(msgs)) if whole else len(msgs)   # up to a batch's end
+                    part, msgs = msgs[:k], msgs[k:]
+                    with self.rw.write():
+                        for m in part:
+                            if m == 'done': done = flight.popleft(); self.writes['batches'] += 1; self.writes['events'] += len(done); mid = False
+                            else:
+                                self.mem.apply(m.changes); mid = whole
+                                if m.ledger and (led := getattr(getattr(self.mem.mem, 'ledger', None), 'ledger', None)) is not None: led.merge(m.ledger)   # the process's LLM counts
+                                self.process_work = (m.cpu, m.encoder)
+                                if any(i is not None for i in m.ids): self._applied(flight[0], m.ids, warm=False)
+                        self._warm()
+                    if msgs and self._unsaved and self._checkpoint_due(): self._checkpoint()   # a batch's end, with turns of the next to apply
                 self.writes['seconds'] += time.perf_counter() - t; last = time.monotonic()
                 with self._cv: self._cv.notify_all()
             if not flight and holding: self._writing.release(); holding = False
@@ -340,13 +345,10 @@ def _write_here(self, batch:list[dict]):
             for s in range(0, len(new), 512):
                 notes = self.mem.item_notes(new[s:s + 512])   # an LLM agent's calls: outside the write lock
                 with self.rw.write(): self.mem.store_items(notes); self._warm()
-        if self.mem.cfg.memory != 'atomic':   # a coarse memory has no prepare: one write turn
-            with self.rw.write(): self._applied(batch, self.mem.observe_many(df, progress=False, checkpoint=False))
-        else:
-            ready = self.mem.prepare(df)   # only reads: recommendations go on
-            while ready.left:
-                with self.rw.write(): self._applied(batch, self.mem.commit(ready, most=self.turn))
-                with self._cv: self._cv.notify_all()
+        ready = self.mem.prepare(df)   # only reads, every agent call made (a coarse memory's too): recommendations go on
+        while ready.left:   # a coarse memory's batch: one write turn
+            with self.rw.write(): self._applied(batch, self.mem.commit(ready, most=self.turn))
+            with self._cv: self._cv.notify_all()
 
 @patch_to(Service)
 def _applied(self, batch:list[dict], # the events being written
