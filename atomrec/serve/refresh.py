@@ -23,7 +23,7 @@ class OrderRefresh:
         self.model = svc.mem.order   # the model being served (a forget replaces it: see `step`)
         self.version = int(getattr(self.model, 'info', {}).get('memory_version', svc.applied))   # the memory version its sequences came from
         self.trained_at, self.refreshes, self.dropped, self.error, self.running = time.time(), 0, 0, None, None
-        self._stop, self._pool = threading.Event(), None
+        self._stop, self._procs = threading.Event(), []
         self.thread = threading.Thread(target=self._loop, name='atomrec-order-refresh', daemon=True); self.thread.start()
 
     def _loop(self):
@@ -45,9 +45,10 @@ def step(self:OrderRefresh):
     if self.running is None:
         if self.model is None or svc.applied - self.version < self.every: return
         with svc.rw.read(): seqs, v = svc.mem.note_sequences(), svc.applied
-        self._pool = order_pool()
-        self.running = (fit_order_soon(seqs, tempfile.mkdtemp(prefix='atomrec-order-'), pool=self._pool, **refit_options(self.model)), v, self.model)
-        self._pool.shutdown(wait=False)
+        pool = order_pool()
+        self.running = (fit_order_soon(seqs, tempfile.mkdtemp(prefix='atomrec-order-'), pool=pool, **refit_options(self.model)), v, self.model)
+        self._procs = list(pool._processes.values())   # its process, started by the submit: `close` ends it (the pool forgets it at shutdown)
+        pool.shutdown(wait=False)
         return
     fut, v, base = self.running
     if not fut.done(): return
@@ -73,5 +74,5 @@ def report(self:OrderRefresh)->dict:
 def close(self:OrderRefresh):
     "Stop looking, and end a training still running."
     self._stop.set(); self.thread.join()
-    if self._pool is not None:
-        for p in list((getattr(self._pool, '_processes', None) or {}).values()): p.terminate()
+    if self.running is not None:
+        for p in self._procs: p.terminate()
