@@ -441,12 +441,18 @@ def _link_evolve_schema(n:int, links:int, L:dict=LIMITS)->dict:
 def construct_batch(self:LLMMemoryAgent, notes:list[AtomicNote], # a batch's new notes, in write order
                     recent:dict, # note id -> the user's earlier notes, shown with it (oldest first)
                     evidence=None): # unused: construction needs no evidence
-    "Write keywords, tags and context of a batch's notes in place: `batch_items` notes per call (a user's notes together, in order), every call at once."
-    first = {}
+    "Write keywords, tags and context of a batch's notes in place: `batch_items` notes per call (a user's notes together, in order), every call at once; a note whose text (or its user's earlier notes shown with it) holds private evidence shares a call only with its own user's notes."
+    first, recent = {}, recent or {}
     for k, n in enumerate(notes): first.setdefault(n.owner, k)
     order = sorted(notes, key=lambda n: first[n.owner])   # stable: each user's notes keep their order
-    jobs = [order[i:i + self.batch_items] for i in range(0, len(order), self.batch_items)]
-    self.s.map(lambda b: self._construct(b, recent or {}), jobs)
+    cr = getattr(self, 'crossing', None)
+    private = lambda n: cr is not None and n.kind == 'user' and any(cr.private(m.content) for m in [n, *recent.get(n.id, [])])
+    shared, own = [n for n in order if not private(n)], {}
+    for n in order:
+        if private(n): own.setdefault(n.owner, []).append(n)   # never in one prompt with another user's private text
+    jobs = [shared[i:i + self.batch_items] for i in range(0, len(shared), self.batch_items)]
+    jobs += [ns[i:i + self.batch_items] for ns in own.values() for i in range(0, len(ns), self.batch_items)]
+    self.s.map(lambda b: self._construct(b, recent), jobs)
 
 @patch
 def link_evolve(self:LLMMemoryAgent, note:AtomicNote, # the new note (constructed, embedded)
