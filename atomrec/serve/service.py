@@ -63,7 +63,7 @@ class Service(Scoped):
         self._ranking = threading.BoundedSemaphore(rankers)
         self.calls_online = getattr(memory.mem, 'synthesis', None) == 'llm' or hasattr(memory.rec, 'ledger')   # an LLM synthesis or an LLM rank agent: a recommendation waits on a model (see `_ranked`)
         self.checkpoint_events, self.checkpoint_seconds, self._unsaved, self._saved_at = checkpoint_events, checkpoint_seconds, 0, time.monotonic()
-        memory.checkpoint_extra = getattr(mem, 'checkpoint_extra', {})   # a memory just created has none yet
+        memory.checkpoint_extra = getattr(memory, 'checkpoint_extra', {})   # a memory just created has none yet
         self.applied = self.sent = int(memory.checkpoint_extra.get('events', 0))   # the last event the memory holds; the last sent to the writer process
         self.events = EventLog(memory.path/'events', applied=self.applied)
         self.rw, self._cv, self._stop = RWLock(), threading.Condition(), False
