@@ -13,7 +13,8 @@ from fastcore.basics import patch
 from .core import *
 from .store import AtomicNote
 from .store import unit_rows, topk_rows, serial_blas
-from .memory import AtomRec, Trace, Prepared
+from .write import AtomRec, Trace
+from .handoff import Prepared
 
 # %% auto #0
 __all__ = ['COARSE_TITLES', 'CoarseAtomRec', 'CoarseBatch']

@@ -12,7 +12,7 @@ import pyarrow as pa, pyarrow.parquet as pq
 from fastcore.basics import patch
 from .core import *
 from .store import NoteStore, EvolutionLog, notes_to_arrow
-from .memory import AtomRec, _JSON
+from .write import AtomRec, _JSON
 from .crossing import tokens, _strip
 
 # %% auto #0

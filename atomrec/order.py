@@ -13,7 +13,6 @@ from torch import nn
 import torch.nn.functional as F
 from fastcore.basics import patch
 from .core import *
-from .memory import AtomRec
 from .ranking import ORDER_FEATURE
 
 # %% auto #0
@@ -243,30 +242,6 @@ def fit_order_soon(sequences:dict, # key (a user) -> item ids, oldest first
         except BaseException as e: out.set_exception(e)
     inner.add_done_callback(done)
     return out
-
-# %% ../nbs/library/07a_order.ipynb #7caf18aa
-@patch
-def note_sequences(self:AtomRec)->dict:
-    "Each user's items, oldest note first: the sequences an order model of this memory trains on."
-    return {u: [n.item_id for n in self.store.notes_of(u, kind='user')] for u in sorted(self._user_items)}
-
-@patch
-def set_order(self:AtomRec, model:OrderModel|None, # the model (None: drop the memory's model)
-             ):
-    "Keep `model` as the memory's order model (saved in its folder), or drop it."
-    if self.read_only: raise AtomRecError("this memory was opened read-only: set its order model in the process that owns it")
-    for f in ORDER_FILES:
-        if (self.path/f).exists(): (self.path/f).unlink()
-    if model is not None: model.save(self.path)
-    self.order = model
-
-@patch
-def fit_order(self:AtomRec, **kw, # `fit_order_model`'s options
-             )->OrderModel:
-    "Train an order model on the memory's note sequences (each user's last note held out for early stopping) and keep it."
-    model = fit_order_model(self.note_sequences(), items=sorted(self._item_user_notes), **kw)
-    self.set_order(model)
-    return model
 
 # %% ../nbs/library/07a_order.ipynb #76e74ef1
 def refit_options(model:OrderModel, # a trained model

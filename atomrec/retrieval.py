@@ -12,8 +12,8 @@ from fastcore.basics import patch
 from .core import AtomRecError
 from .index import SeedIndex, load_centroids
 from .agents import Evidence, EvidencePath
-from .memory import AtomRec
-from . import signals   # NEXT_WINDOW, RECENCY (read at call time: `signals` may still be loading when this module is)
+from .write import AtomRec
+from . import signals   # NEXT_WINDOW, RECENCY, link_target
 
 # %% auto #0
 __all__ = ['Recommendation']

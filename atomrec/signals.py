@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np, scipy.sparse as sp
 from fastcore.basics import patch
 from .agents import Evidence, EvidencePath
-from .memory import AtomRec
+from .write import AtomRec
 from .ranking import FEATURES, ORDER_FEATURE
 
 # %% auto #0

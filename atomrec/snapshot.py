@@ -11,7 +11,7 @@ import numpy as np
 from fastcore.basics import patch
 from .core import *
 from .store import AtomicNote
-from .memory import AtomRec
+from .write import AtomRec
 
 # %% auto #0
 __all__ = ['SnapshotBatch']

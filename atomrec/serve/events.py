@@ -60,6 +60,13 @@ class EventLog:
         out = [r for r in self._recs[k:k + limit if limit else None] if r.get('id') is not None]
         return out
 
+@patch_to(EventLog)
+def _rewrite(self, path:Path, recs:list[dict]):
+    tmp = path.with_suffix('.tmp')
+    with open(tmp, 'wb') as f:
+        f.write(b''.join(json.dumps(r, ensure_ascii=False).encode() + b'\n' for r in recs)); f.flush(); os.fsync(f.fileno())
+    tmp.replace(path); fsync_dir(path.parent)
+
 # %% ../../nbs/serve/60_events.ipynb #b9930022
 _CONTENT = lambda r: {k: v for k, v in r.items() if k != 'seq'}
 
@@ -94,13 +101,6 @@ def sync(self):
     os.fsync(self._applied_out.fileno())
 
 # %% ../../nbs/serve/60_events.ipynb #58e8f192
-@patch_to(EventLog)
-def _rewrite(self, path:Path, recs:list[dict]):
-    tmp = path.with_suffix('.tmp')
-    with open(tmp, 'wb') as f:
-        f.write(b''.join(json.dumps(r, ensure_ascii=False).encode() + b'\n' for r in recs)); f.flush(); os.fsync(f.fileno())
-    tmp.replace(path); fsync_dir(path.parent)
-
 @patch_to(EventLog)
 def drop_user(self, user:str, # whose events go
               upto:int, # only events numbered up to this (the ones the memory has applied)

@@ -54,13 +54,12 @@ def key_groups(keys:dict|None, # key -> `Key` (None: no keys)
         for u in us[1:]: parent[find(u)] = find(us[0])
     return {u: find(u) for u in parent}
 
-# %% ../../nbs/serve/60b_keys.ipynb #848753e1
-class Scoped:
-    "What answers a key: `_secret` (bytes, for pseudonyms) and `mem` (the open `AtomRec`) are set by the class that mixes it in."
-    _secret:bytes
-    mem:object
-
 # %% ../../nbs/serve/60b_keys.ipynb #8cc6697a
+class Scoped:
+    "What answers a key: `_secret` (bytes, for pseudonyms) and `memory` (the open `AtomRec`) are set by the class that mixes it in."
+    _secret:bytes
+    memory:object
+
 @patch_to(Scoped)
 def pseudonym(self, note_id:str)->str:
     "A stable stand-in for a note the caller may not see."
@@ -75,16 +74,16 @@ def _visible(self, key:Key, n)->bool:
 def _ref(self, key:Key, note_id:str)->str:
     "The id `key` sees for a note: its own, or (another user's note) a pseudonym. Called for every link of every note a recommendation shows (about 900 on ml-100k), so it looks the note up once."
     if key.admin: return note_id
-    try: n = self.mem.store.get(note_id)
+    try: n = self.memory.store.get(note_id)
     except KeyError: return note_id
     return note_id if self._visible(key, n) else self.pseudonym(note_id)
 
 @patch_to(Scoped)
 def note_view(self, key:Key, note_id:str)->dict:
     "A note as `key` may see it: whole, its links to notes the key may not see only counted (`other_links`); another user's note only as its kind (no handle, no item)."
-    n = self.mem.store.get(note_id)
+    n = self.memory.store.get(note_id)
     if not self._visible(key, n): return dict(kind=n.kind)
     seen = [(j, r) for j, r in n.links if self._ref(key, j) == j]
     return dict(id=n.id, kind=n.kind, owner=n.owner, item=n.item_id, timestamp=n.timestamp, content=n.content, keywords=n.keywords,
                 tags=n.tags, context=n.context, links=[dict(note=j, relation=r) for j, r in seen], other_links=len(n.links) - len(seen), version=n.version,
-                **({'fallbacks': self.mem.fallbacks[n.id]} if n.id in self.mem.fallbacks else {}))   # the LLM stages that fell back for it
+                **({'fallbacks': self.memory.fallbacks[n.id]} if n.id in self.memory.fallbacks else {}))   # the LLM stages that fell back for it

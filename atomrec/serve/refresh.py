@@ -20,7 +20,7 @@ class OrderRefresh:
                 ):
         if every < 1: raise AtomRecError(f"order refresh needs a number of events of 1 or more, not {every}")
         self.svc, self.every, self.poll = svc, int(every), poll
-        self.model = svc.mem.order   # the model being served (a forget replaces it: see `step`)
+        self.model = svc.memory.order   # the model being served (a forget replaces it: see `step`)
         self.version = int(getattr(self.model, 'info', {}).get('memory_version', svc.applied))   # the memory version its sequences came from
         self.trained_at, self.refreshes, self.dropped, self.error, self.running = time.time(), 0, 0, None, None
         self._stop, self._procs = threading.Event(), []
@@ -40,11 +40,11 @@ def step(self:OrderRefresh):
     "Swap in a finished model, or start training one when `every` events were applied since the served model's sequences were taken."
     from atomrec.order import order_pool, fit_order_soon, refit_options
     svc = self.svc
-    if svc.mem.order is not self.model:   # a forget retrained it (or dropped it): that model is the memory's now
-        self.model, self.version, self.trained_at = svc.mem.order, svc.applied, time.time()
+    if svc.memory.order is not self.model:   # a forget retrained it (or dropped it): that model is the memory's now
+        self.model, self.version, self.trained_at = svc.memory.order, svc.applied, time.time()
     if self.running is None:
         if self.model is None or svc.applied - self.version < self.every: return
-        with svc.rw.read(): seqs, v = svc.mem.note_sequences(), svc.applied
+        with svc.rw.read(): seqs, v = svc.memory.note_sequences(), svc.applied
         pool = order_pool()
         self.running = (fit_order_soon(seqs, tempfile.mkdtemp(prefix='atomrec-order-'), pool=pool, **refit_options(self.model)), v, self.model)
         self._procs = list(pool._processes.values())   # its process, started by the submit: `close` ends it (the pool forgets it at shutdown)
@@ -55,11 +55,11 @@ def step(self:OrderRefresh):
     self.running = None
     model = fut.result()
     with svc.rw.write():
-        fresh = svc.mem.order is base
-        if fresh: svc.mem.order = model   # between two read turns
+        fresh = svc.memory.order is base
+        if fresh: svc.memory.order = model   # between two read turns
     if not fresh: self.dropped += 1; return   # a forget retrained the model while this one learned from the forgotten user: never served
     model.info['memory_version'] = v
-    model.save(svc.mem.path)
+    model.save(svc.memory.path)
     self.model, self.version, self.trained_at, self.refreshes = model, v, time.time(), self.refreshes + 1
 
 # %% ../../nbs/serve/61a_refresh.ipynb #7851255a
