@@ -13,7 +13,7 @@ from .embedder import NoteEmbedder
 from .write import *
 from .reopen import *
 from .handoff import *
-from . import snapshot, coarse, retrieval, signals, memory_order, forget   # the rest of AtomRec: each adds to the class
+from . import snapshot, coarse, retrieval, signals, memory_order, forget, candidates   # the rest of AtomRec: each adds to the class
 
 # %% ../nbs/library/04_memory.ipynb #153f76f2
 _all_ = ['AtomRec', 'NoteEmbedder', 'MEMORY_FILES', 'Trace', 'WriteBatch', 'merge_terms', 'Unlocked', 'Prepared', 'Changes', 'pack_notes', 'unpack_notes']

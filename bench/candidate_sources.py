@@ -7,7 +7,8 @@ Sources: `order` (the memory's order model over every item after the user's note
 request's vector, when the case has one), `walk` (RP3beta over the notes, one to three
 steps, summed), `transition` (what other users' next notes held after the user's recent items), `itemcf` (co-readers of the
 user's recent items), `pop` (readers per item), and two merges: `rrf` (reciprocal-rank fusion of the sources) and `quota` (each
-source in turn, its next item not yet taken).
+source in turn, its next item not yet taken); `propose` is the library's own shortlist (`AtomRec.propose`: weighted fusion,
+the order model counting twice).
 
     python bench/candidate_sources.py --run RUN --bench BENCH [--n 100 200 300 500] [--out bench/results/candidate_sources.md]"""
 import argparse, time
@@ -89,6 +90,7 @@ def main():
         seen = np.zeros(len(items), bool); seen[[col[i] for i in mem._user_items.get(u, ()) if i in col]] = True
         lists = {s: [items[j] for j in ranked(v, seen, big)] for s, v in source_scores(mem, u, items, col, pop, a.recent, item_vecs, RQ.get(q)).items()}
         lists['rrf'] = merge_rrf({s: L for s, L in lists.items() if s != 'pop'}, big)
+        lists['propose'] = mem.propose(u, n=big, rvec=RQ.get(q)).items   # the library's shortlist (`AtomRec.propose`, its default weights)
         lists['quota'] = merge_quota(lists, big, tuple(s for s in ('order', 'request', 'walk', 'transition', 'itemcf', 'pop') if s in lists))
         for s, L in lists.items():
             r = L.index(t) if t in L else big
