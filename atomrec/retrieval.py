@@ -27,7 +27,10 @@ class Recommendation:
     scores:list[float]
     paths:dict            # candidate -> evidence paths (dicts) that reach notes about it
     facets:list
-    def to_dict(self)->dict: return dict(user=self.user, ranking=self.ranking, scores=self.scores, paths=self.paths, facets=self.facets)
+    sources:dict|None = None   # without a candidate list: item -> the memory's sources that proposed it (`propose`)
+    def to_dict(self)->dict:
+        d = dict(user=self.user, ranking=self.ranking, scores=self.scores, paths=self.paths, facets=self.facets)
+        return d if self.sources is None else dict(d, sources=self.sources)
 
 # %% ../nbs/library/06_retrieval.ipynb #d37df1d5
 @patch
@@ -146,15 +149,19 @@ def _evidence(self:AtomRec, user:str, candidates:list[str], qvec:np.ndarray, que
 # %% ../nbs/library/06_retrieval.ipynb #e2fa9790
 @patch
 def recommend(self:AtomRec, user:str, # the user
-              candidates:list[str], # item ids to rank
+              candidates:list[str]|None=None, # item ids to rank (None: the memory proposes a shortlist from the whole catalogue, `propose`)
               instruction:str|None=None, # the user's request, if any
               qvec:np.ndarray|None=None, # the retrieval query's vector (computed if None)
               rvec:np.ndarray|None=None, # the request's own vector (computed if None and there is a request)
               reading=nullcontext, # every read happens inside `with reading():`, the agents' calls outside (a service passes its read lock; the default holds nothing)
+              k:int|None=None, # items returned, best first (default: every candidate given; 10 without candidates)
+              shortlist:int|None=None, # without candidates: items proposed before ranking (default `SHORTLIST`; at most the rank agent's `max_candidates`)
+              exclude_seen:bool=True, # without candidates: leave out the items the user already has notes about
              )->Recommendation:
-    "Rank `candidates` for `user` from memory; returns ranking, scores and the evidence paths per candidate."
-    candidates = [str(c) for c in candidates]
+    "Rank `candidates` (or a shortlist the memory proposes) for `user` from memory; returns ranking, scores and the evidence paths per item."
     if rvec is None and instruction: rvec = self.enc.encode_queries([instruction])[0]
+    if candidates is None: return self._recommend_catalogue(user, instruction, qvec, rvec, reading, 10 if k is None else k, shortlist, exclude_seen)
+    candidates = [str(c) for c in candidates]
     with reading():   # the one read before the synthesis: the query and the retrieval
         query = self.query_text(user, instruction)
         if qvec is None: qvec = self.query_vector(user, instruction, rvec, query)
@@ -166,7 +173,8 @@ def recommend(self:AtomRec, user:str, # the user
                        candidate_notes={c: self.store.get(self.item_note_id(c)) for c in candidates})
         paths = self.explain(user, candidates, ev)
     out = self.rec.rank(dict(user=user, candidates=candidates, instruction=instruction), ev, context)
-    return Recommendation(user, out['ranking'], out['scores'], paths, ev.facets[:10])
+    if k is not None and out['ranking'] is not None: out = dict(ranking=out['ranking'][:k], scores=out['scores'][:k])
+    return Recommendation(user, out['ranking'], out['scores'], {c: paths[c] for c in out['ranking']} if k is not None and out['ranking'] is not None else paths, ev.facets[:10])
 
 # %% ../nbs/library/06_retrieval.ipynb #85b0afb4
 @patch

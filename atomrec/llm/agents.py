@@ -480,6 +480,7 @@ def ranking_result(ranking:list|None # a full ranking from `to_permutation`, or 
 class LLMRecAgent(RecAgent):
     "The recommendation agent as one LLM call: user memory + evidence + candidate item notes + request -> a full ranking."
     name = 'llm'
+    max_candidates = 20   # the most items it is asked to rank when the memory proposes them (`recommend` without candidates): a list it can read
     def __init__(self, client:LLMClient|LLMSession, # the LLM
                  chars:int=160, # characters of each candidate's item text shown
                  n_paths:int=6, # evidence paths shown
