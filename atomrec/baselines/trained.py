@@ -93,7 +93,7 @@ def fit(self:TrainedMethod, bench:Bench, # the benchmark
         self._train(valid)
         if run_dir is not None: self._save(run_dir)
     self.stats.update(split=split, trained_on="bench.train('valid'): interactions before each user's validation target",
-                      selected_on="bench.cases('valid') NDCG@5" + (" (the evaluated cases: tuning-only numbers)" if split == 'valid' else ''))
+                      selected_on=("bench.cases('valid') NDCG@10 over the whole catalogue (the value `best_valid_ndcg5` states)" if self.hp.get('select') == 'catalogue' else "bench.cases('valid') NDCG@5") + (" (the evaluated cases: tuning-only numbers)" if split == 'valid' else ''))
     return self
 
 # %% ../../nbs/baselines/31_trained.ipynb #3254109f
