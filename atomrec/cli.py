@@ -60,7 +60,7 @@ def cmd_prepare(a:argparse.Namespace, # the parsed `atomrec prepare` options
     if instr == 'llm':
         from atomrec.eval.llm import llm_instruction_generator
         instr = llm_instruction_generator(a.data, out=a.out, **llm_options(a))
-    try: m = prepare(a.data, a.out, users=a.users, seed=a.seed, instructions=instr, min_interactions=a.min_interactions)
+    try: m = prepare(a.data, a.out, users=a.users, seed=a.seed, instructions=instr, min_interactions=a.min_interactions, n_candidates=a.candidates)
     finally:
         if hasattr(instr, 'close'): instr.close()
     print(json.dumps({k: m[k] for k in ('users_evaluated', 'users', 'items', 'interactions', 'instructions', 'seconds')}))
@@ -74,6 +74,7 @@ def prepare_parser(sub, # the `atomrec` parser's sub-parsers
     s.add_argument('--seed', type=int, default=0, help='seed of the user sample, candidates and requests')
     s.add_argument('--instructions', default='intent', choices=['intent', 'keywords', 'template', 'none', 'given', 'llm'],
                    help="requests: intent (the target's coarse facets, default), keywords (its rare words: leaks, for old runs; 'template' is an alias), none, given (the data's own), llm (written by the LLM)")
+    s.add_argument('--candidates', default='10', help="candidates per test case: a number (the target and N-1 sampled unseen items; default 10, the paper's protocol) or 'all' (full ranking: every item the user has not seen; the 10 sampled candidates are kept for validation)")
     s.add_argument('--min-interactions', type=int, default=3, help='drop users and items with fewer interactions (k-core)'); add_llm_flags(s, LLM_HELP); s.set_defaults(fn=cmd_prepare)
 
 
@@ -114,7 +115,7 @@ def cmd_report(a:argparse.Namespace, # the parsed `atomrec report` options
               ):
     "Print the table of finished runs; with `--compare` the paired bootstraps against the first, with `--llm` the LLM ledger."
     from atomrec.eval.runner import report
-    print(report(a.runs, ks=tuple(a.ks)))
+    print(report(a.runs, ks=tuple(a.ks) if a.ks else None))
     if a.compare and len(a.runs) > 1:
         import pandas as pd
         from atomrec.eval.metrics import paired_bootstrap
@@ -132,7 +133,7 @@ def report_parser(sub, # the `atomrec` parser's sub-parsers
                  ):
     "The `report` sub-command and its options."
     s = sub.add_parser('report', help='print the table of finished runs')
-    s.add_argument('runs', nargs='+', help='run folders to tabulate'); s.add_argument('--ks', type=int, nargs='+', default=[3, 5], help='cut-offs k of Hit@k and NDCG@k')
+    s.add_argument('runs', nargs='+', help='run folders to tabulate'); s.add_argument('--ks', type=int, nargs='+', help='cut-offs k of Hit@k and NDCG@k (default 3 5; 3 5 10 20 when a run ranks more than 10 candidates)')
     s.add_argument('--compare', action='store_true', help='paired bootstrap of each run against the first')
     s.add_argument('--metrics', nargs='+', default=['ndcg@5', 'hit@5'], help='metrics compared with --compare')
     s.add_argument('--llm', action='store_true', help='also the LLM ledger: calls, tokens and failures per user and stage')
@@ -180,7 +181,8 @@ def cmd_experiments(a:argparse.Namespace, # the parsed `atomrec experiments` opt
     opts = {m: ({**o, 'llm': {**o['llm'], 'n_threads': a.llm_threads}} if a.llm_threads and 'llm' in o else o) for m, o in (st.get('opts') or {}).items()}
     opts = study_opts(a.opt, a.methods or st['methods'], opts)
     study = dict(datasets=a.datasets or st['datasets'], instructions=a.instructions or st['instructions'], methods=a.methods or st['methods'],
-                 users=st.get('users', 1000) if a.users is None else a.users, seed=a.seed, opts=opts, progress=not a.quiet)
+                 users=st.get('users', 1000) if a.users is None else a.users, seed=a.seed, opts=opts, progress=not a.quiet,
+                 **({'candidates': st['candidates']} if 'candidates' in st else {}))   # the full study: the whole catalogue (`run_grid` only, not yet on Ray)
     if a.ray is None:
         given = [f for f, v in (('--ray-cpus', a.ray_cpus), ('--ray-run-cpus', a.ray_run_cpus), ('--shards', a.shards), ('--ray-encode', a.ray_encode)) if v]
         if given: raise AtomRecError(f"{', '.join(given)}: only with --ray")

@@ -142,6 +142,7 @@ def facets(nbs:list[Neighbour], # the packed neighbours
 class MemRecRuleMethod(Method):
     "MemRec with rule agents: domain-rule pruner, token-budget packer, template facets, LightGBM over its signals (fitted on validation)."
     name = 'memrec-rule'
+    catalogue_na = "MemRec ranks the list it is handed: its packer fits the candidates into the ranker's context and its LightGBM reads signals relative to them (no first stage)"
     def __init__(self, tune_users:int=1000, # validation users the ranker is fitted on
                  k:int=16, # neighbours kept by the pruner
                  budget:int=700, # tokens for neighbour snippets (MemRec: 1,800 in all, 700 after its reserves)

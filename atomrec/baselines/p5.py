@@ -93,15 +93,23 @@ class P5Method(TrainedMethod):
             if time.time() - self._t0 > self.hp['time_budget']: break
         return total / max(len(perm), 1)
 
-    def _scores(self, cases, bs:int=512):
-        "Log-probability of each candidate's item token at the decoder's first step (unknown items: -inf, ranked last)."
-        C, S = self._cand_index(cases), np.zeros((len(cases), 0), dtype=np.float32)
-        out = []
+    def _logp(self, cases, bs:int=512):
+        "Per batch of `bs` cases: their rows and the log-probability of every token at the decoder's first step."
         for s in range(0, len(cases), bs):
             part = cases.iloc[s:s + bs]
             x = self._pad([self.vocab.encode(u, h, self.hp['max_len']) for u, h in zip(part.user_id, part.history)]).to(self.device)
             start = torch.zeros((len(part), 1), dtype=torch.long, device=self.device)
-            logp = F.log_softmax(self.model(input_ids=x, attention_mask=(x > 0).long(), decoder_input_ids=start).logits[:, 0], -1).cpu().numpy()
-            c = C[s:s + bs]; sc = np.take_along_axis(logp, np.maximum(c, 0) + self.vocab.i0, 1)
+            yield slice(s, s + bs), F.log_softmax(self.model(input_ids=x, attention_mask=(x > 0).long(), decoder_input_ids=start).logits[:, 0], -1).cpu().numpy()
+
+    def _scores(self, cases, bs:int=512):
+        "Log-probability of each candidate's item token at the decoder's first step (unknown items: -inf, ranked last)."
+        C, S = self._cand_index(cases), np.zeros((len(cases), 0), dtype=np.float32)
+        out = []
+        for rows, logp in self._logp(cases, bs):
+            c = C[rows]; sc = np.take_along_axis(logp, np.maximum(c, 0) + self.vocab.i0, 1)
             sc[c < 0] = -np.inf; out.append(sc)
         return np.concatenate(out) if out else S
+
+    def _all_scores(self, cases, bs:int=512):
+        "Every item token's log-probability at the same step: one item is one token, so the catalogue costs one decoder step."
+        return np.concatenate([lp[:, self.vocab.i0:self.vocab.i0 + self.n_items] for _, lp in self._logp(cases, bs)]) if len(cases) else np.zeros((0, self.n_items))

@@ -8,6 +8,7 @@ import json, time, tempfile
 from pathlib import Path
 import numpy as np, pandas as pd
 import scipy.sparse as sp
+from fastcore.basics import patch
 from ..core import *
 from ..eval.benchmark import Bench, request_cosine_scores, word_overlap_scores, ndcg_by_scores
 from ..encoder import Encoder, DEFAULT_MODEL
@@ -37,6 +38,7 @@ def _encoder(model:str, encoder:Encoder|None)->Encoder:
 class InstructionMethod(Method):
     "Candidates by encoder cosine between the request and the item text."
     name = 'instruction'
+    catalogue_na = "a reference of the 10-candidate protocol (the request alone); not built for the catalogue"
     def __init__(self, model:str=DEFAULT_MODEL, # sentence-transformers model name or folder
                  encoder:Encoder|None=None, # an encoder already loaded (default: `Encoder(model)` with the shared cache)
                  seed:int=0):
@@ -77,6 +79,7 @@ def item_cosine(users, # user id of each interaction
 class ItemKNNMethod(Method):
     "Candidates by summed cosine item-item similarity to the case's history (item-kNN over all training interactions)."
     name = 'itemknn'
+    catalogue_na = None
     def __init__(self, max_history:int|None=None, # only the last `max_history` history items count (None: all)
                  shrink:float=0.0, # shrinkage added to the norm product
                  seed:int=0):
@@ -99,21 +102,32 @@ class ItemKNNMethod(Method):
         self.fit_interactions(bench.train(split), bench.items.item_id)
         self.stats['trained_on'] = f"bench.train({split!r})"
         return self
+    def _profiles(self, hist:list, # histories (item ids, oldest first)
+                 )->np.ndarray:
+        "(histories, items of the index): each item's summed similarity to the history's items (the last `max_history`)."
+        idx, n = self.index, len(self.index)
+        hs = [h[-self.max_history:] if self.max_history else h for h in hist]
+        hs = [sorted({idx[str(x)] for x in h if str(x) in idx}) for h in hs]
+        H = sp.csr_matrix((np.ones(sum(map(len, hs))), (np.repeat(np.arange(len(hs)), [len(h) for h in hs]), np.concatenate([np.array(h, dtype=np.int64) for h in hs]) if hs else [])), shape=(len(hs), n))
+        return (H @ self.S).toarray()
     def score(self, cases:pd.DataFrame, chunk:int=256)->list[np.ndarray]:
         "Summed similarity of each candidate to the case's history items, aligned with `cases.candidates`."
         if self.S is None: raise AtomRecError(f"{self.name}: call fit before rank")
-        out, idx, n = [], self.index, len(self.index)
+        out, idx = [], self.index
         hist, cands = list(cases.history), list(cases.candidates)
         for s in range(0, len(cases), chunk):
-            hs = [h[-self.max_history:] if self.max_history else h for h in hist[s:s + chunk]]
-            hs = [sorted({idx[str(x)] for x in h if str(x) in idx}) for h in hs]
-            H = sp.csr_matrix((np.ones(sum(map(len, hs))), (np.repeat(np.arange(len(hs)), [len(h) for h in hs]), np.concatenate([np.array(h, dtype=np.int64) for h in hs]) if hs else [])), shape=(len(hs), n))
-            P = (H @ self.S).toarray()
+            P = self._profiles(hist[s:s + chunk])
             for r, c in enumerate(cands[s:s + chunk]):
                 k = np.array([idx.get(str(x), -1) for x in c], dtype=np.int64)
                 out.append(np.where(k >= 0, P[r, np.maximum(k, 0)], 0.0))
         return out
     def rank(self, cases): return [ranked(c, s) for c, s in zip(cases.candidates, self.score(cases))]
+    def score_catalogue(self, cases, items):
+        "Every catalogue item's summed similarity to each case's history (one sparse product per batch)."
+        if self.S is None: raise AtomRecError(f"{self.name}: call fit before rank")
+        col = np.array([self.index.get(str(x), -1) for x in items], dtype=np.int64)
+        P = self._profiles(list(cases.history))
+        return np.where(col >= 0, P[:, np.maximum(col, 0)], 0.0)
     def info(self)->dict: return dict(self.opts, seed=self.seed, **getattr(self, 'stats', {}))
 
 # %% ../../nbs/baselines/30_references.ipynb #45d4d389
@@ -135,6 +149,7 @@ def blend(knn:list, # item-kNN scores per case
 class HybridMethod(Method):
     "Item-kNN and request similarity, z-scored per case and blended with one weight chosen on the validation cases."
     name = 'hybrid'
+    catalogue_na = "a reference of the 10-candidate protocol (z-scores within the candidates); not built for the catalogue"
     def __init__(self, weight:float|None=None, # blend weight of the request signal (None: choose on the validation cases)
                  grid:tuple=GRID, # weights tried
                  max_history:int|None=None, # item-kNN: only the last `max_history` history items (None: all)
@@ -247,6 +262,7 @@ def profile_scores(history:list, candidates:list, vec:dict, # item id -> unit ve
 class LearnedBlendMethod(Method):
     "LightGBM lambdarank over the raw signals (`BLEND_FEATURES`), fitted on validation cases: AtomRec's rank agent without the memory."
     name = 'learned-blend'
+    catalogue_na = None
     def __init__(self, tune_users:int=1000, # validation users the ranker is fitted on (0: all)
                  max_profile:int=50, # history items the profile signal reads
                  model:str=DEFAULT_MODEL, # sentence-transformers model name or folder
@@ -257,6 +273,7 @@ class LearnedBlendMethod(Method):
                  order:str='auto', # the order model's score as a signal (`sequence`, AtomRec's twin: the same model on the same sequences): 'on', 'off', or 'auto' (on with more than one layer)
                  order_epochs:int=30, # the order model's most epochs (as AtomRec's `order_epochs`)
                  order_floor:float|None=None, # as AtomRec's `order_floor` (None: `ORDER_FLOOR`; 0: always)
+                 shortlist:int=100, # on a full-ranking benchmark: the items the first stage (RP³β walk over the catalogue) proposes for the ranker to order
                 ):
         self.instr = InstructionMethod(model, encoder, seed=seed)
         super().__init__(seed, tune_users=tune_users, max_profile=max_profile, model=self.instr.opts['model'], **({'train_layers': int(train_layers)} if int(train_layers) != 1 else {}))
@@ -270,6 +287,8 @@ class LearnedBlendMethod(Method):
         from atomrec.eval.method import ORDER_FLOOR
         self.order_floor = ORDER_FLOOR if order_floor is None else float(order_floor)
         if order_floor is not None: self.opts['order_floor'] = self.order_floor
+        self.shortlist = int(shortlist)
+        if self.shortlist != 100: self.opts['shortlist'] = self.shortlist
     @property
     def backend(self)->str: return f'LightGBM lambdarank over item-kNN, transitions, co-occurrence + encoder ({self.instr.enc.name})' + (' + SASRec order model' if self.order_model is not None else '')
 
@@ -297,6 +316,7 @@ class LearnedBlendMethod(Method):
         "Fit the ranker on validation cases with signals from `bench.train('valid')`; then the signals of `bench.train(split)`."
         from atomrec.ranking import fit_ranker, LearnedRecAgent
         if split not in ('test', 'valid'): raise AtomRecError(f"split must be test or valid, not {split!r}")
+        if bench.full: return self._fit_catalogue(bench, split, run_dir)
         self.instr.fit(bench, split)
         t0 = time.time()
         from atomrec.eval.method import start_order_models, order_wanted, order_verdict
@@ -335,3 +355,65 @@ class LearnedBlendMethod(Method):
         return [ranked(list(c), agent.score(f)) for c, f in zip(cases.candidates, self.features(cases, self.signals, self.order_model))]
     def info(self)->dict: return dict(self.opts, seed=self.seed, **self.fit_info)
     def close(self): self.instr.close()
+
+# %% ../../nbs/baselines/30_references.ipynb #f075147d
+@patch
+def first_stage(self:LearnedBlendMethod, history:list, # the case's history (item ids, oldest first)
+                signals:InteractionSignals, # the signals of the interactions it may read
+               )->np.ndarray:
+    "Every item's first-stage score (RP³β walk from the history, in `signals.index` order); the history's items -inf."
+    hs = np.array(sorted({signals.index[str(x)] for x in history if str(x) in signals.index}), dtype=np.int64)
+    n = len(signals.index)
+    s = rp3_walk(signals.X, signals.pop, signals.user_len, hs, np.arange(n), hops=1)[:, 0] if len(hs) else np.zeros(n)
+    s = s.astype(np.float64); s[hs] = -np.inf
+    return s
+
+@patch
+def shortlists(self:LearnedBlendMethod, cases:pd.DataFrame, # the cases (their history)
+               signals:InteractionSignals, # the signals of the interactions they may read
+              )->tuple[list, list]:
+    "Per case the first stage's `shortlist` item ids (walk, then popularity), and its score of every item."
+    ids = np.array(sorted(signals.index, key=signals.index.get)); n = min(self.shortlist, len(ids) - max((len(set(h)) for h in cases.history), default=0))
+    firsts = [self.first_stage(h, signals) for h in cases.history]
+    return [ids[np.lexsort((-signals.pop, -s))[:n]].tolist() for s in firsts], firsts
+
+@patch
+def _fit_catalogue(self:LearnedBlendMethod, bench, split, run_dir=None):
+    "On a full-ranking benchmark: fit the ranker on the validation cases' first-stage shortlists that hold their target."
+    from atomrec.ranking import fit_ranker, LearnedRecAgent
+    self.instr.fit(bench, split); t0 = time.time()
+    vc = tuning_cases(bench, self.tune_users)
+    vsig = InteractionSignals(bench.train('valid'), bench.items.item_id)
+    short, _ = self.shortlists(vc, vsig)
+    keep = [k for k, (s, t) in enumerate(zip(short, vc.target)) if str(t) in s]
+    if not keep: raise AtomRecError(f"{self.name}: the first stage proposed no validation target among its {self.shortlist} items: nothing to fit on")
+    fc = vc.iloc[keep].assign(candidates=[short[k] for k in keep])
+    F = np.stack(self.features(fc, vsig, None))
+    tidx = np.array([list(c).index(str(t)) for c, t in zip(fc.candidates, fc.target)])
+    self.booster, info = fit_ranker(F, tidx, features=BLEND_FEATURES, seed=self.seed)
+    self.signals = vsig if split == 'valid' else InteractionSignals(bench.train(split), bench.items.item_id)
+    self.order_model = None
+    self.fit_info = dict(fitted_on='valid' + (' (the evaluated cases: tuning-only numbers)' if split == 'valid' else ''), users=len(vc), cases=len(F), layers=1,
+                         first_stage=f'RP3beta walk over the catalogue, top {len(short[0])}', first_stage_recall_valid=round(len(keep) / len(vc), 4),
+                         signals_from=f"bench.train({split!r})", fit_seconds=round(time.time() - t0, 2), **{k: info[k] for k in ('rounds', 'holdout_ndcg5', 'importance_gain')})
+    if run_dir is not None:
+        Path(run_dir).mkdir(parents=True, exist_ok=True)
+        LearnedRecAgent(self.booster).save(Path(run_dir)/'ranker.txt')
+        write_json(dict(self.fit_info, options=self.opts, data=bench.name, split=split, features=info['features'], params=info['params']), Path(run_dir)/'blend.json')
+    return self
+
+@patch
+def score_catalogue(self:LearnedBlendMethod, cases, # the cases: user_id, history, instruction
+                    items:np.ndarray, # every item id of the catalogue, in column order
+                   )->np.ndarray:
+    "The ranker's score of each case's shortlist; every other item below them, in the first stage's order."
+    from atomrec.ranking import LearnedRecAgent
+    if self.booster is None: raise AtomRecError(f"{self.name}: call fit before rank")
+    agent, sig = LearnedRecAgent(self.booster), self.signals
+    short, firsts = self.shortlists(cases, sig)
+    col = np.array([sig.index.get(str(x), -1) for x in items], dtype=np.int64); at = {x: k for k, x in enumerate(items)}
+    S = np.full((len(cases), len(items)), -np.inf)
+    for r, (f, sc) in enumerate(zip(firsts, self.features(cases.assign(candidates=short), sig, None))):
+        S[r, col >= 0] = -1e6 + f[col[col >= 0]]                                     # the first stage's order, far below
+        S[r, [at[x] for x in short[r] if x in at]] = agent.score(sc)[[k for k, x in enumerate(short[r]) if x in at]]
+    return S

@@ -17,7 +17,8 @@ from ..eval.metrics import evaluate
 from ..eval.runner import Method
 
 # %% auto #0
-__all__ = ['TrainedMethod', 'bpr_loss', 'BPRMF', 'BPRMethod', 'norm_adj', 'LightGCN', 'LightGCNMethod', 'SASRecMethod']
+__all__ = ['TrainedMethod', 'bpr_loss', 'BPRMF', 'BPRMethod', 'norm_adj', 'LightGCN', 'LightGCNMethod', 'SASRecMethod',
+           'SASRecCEMethod']
 
 # %% ../../nbs/baselines/31_trained.ipynb #ee437c95
 def _digest(*arrays)->str:
@@ -29,6 +30,7 @@ def _digest(*arrays)->str:
 class TrainedMethod(Method):
     "Shared machinery of the trained baselines: id maps, early stopping on validation cases, saved weights."
     name = 'trained'
+    catalogue_na = None
     def __init__(self, epochs:int=200, # most epochs (early stopping usually ends sooner)
                  dim:int=64, # embedding / hidden size
                  lr:float=1e-3, # Adam learning rate
@@ -53,6 +55,7 @@ class TrainedMethod(Method):
     def _build(self)->nn.Module: raise NotImplementedError
     def _epoch(self, opt, rng)->float: raise NotImplementedError
     def _scores(self, cases:pd.DataFrame)->np.ndarray: raise NotImplementedError
+    def _all_scores(self, cases:pd.DataFrame)->np.ndarray: raise NotImplementedError   # (cases, n_items): every item the model knows
 
     def info(self)->dict:
         "Options plus training facts (time, epochs, best validation NDCG@5, loaded or trained)."
@@ -75,7 +78,7 @@ def fit(self:TrainedMethod, bench:Bench, # the benchmark
     "Train on the interactions before the validation targets, early-stop on the validation cases; or load saved weights."
     if split not in ('test', 'valid'): raise AtomRecError(f"split must be test or valid, not {split!r}")
     torch.set_num_threads(self.threads)
-    self._maps(bench)
+    self._maps(bench); self._bench = bench
     train = bench.train('valid').sort_values(['user_id', 'pos'])
     self.train_u = train.user_id.astype(str).map(self.uidx).to_numpy()
     self.train_i = train.item_id.astype(str).map(self.iidx).to_numpy()
@@ -90,13 +93,17 @@ def fit(self:TrainedMethod, bench:Bench, # the benchmark
         self._train(valid)
         if run_dir is not None: self._save(run_dir)
     self.stats.update(split=split, trained_on="bench.train('valid'): interactions before each user's validation target",
-                      selected_on="bench.cases('valid') NDCG@5" + (" (the evaluated cases: tuning-only numbers)" if split == 'valid' else ''))
+                      selected_on=("bench.cases('valid') NDCG@10 over the whole catalogue (the value `best_valid_ndcg5` states)" if self.hp.get('select') == 'catalogue' else "bench.cases('valid') NDCG@5") + (" (the evaluated cases: tuning-only numbers)" if split == 'valid' else ''))
     return self
 
 # %% ../../nbs/baselines/31_trained.ipynb #3254109f
 @patch
 def _valid_ndcg(self:TrainedMethod, cases)->float:
+    "The selection metric on the validation cases: NDCG@5 of their candidates, or with `select='catalogue'` NDCG@10 over the whole catalogue."
     self.model.eval(); self._emb = None
+    if self.hp.get('select') == 'catalogue':
+        from atomrec.eval.catalogue import catalogue_ndcg
+        return catalogue_ndcg(self._bench, cases, self.score_catalogue(cases, self._bench.catalogue()), self.seed, k=10)
     res = self.rank(cases)
     preds = pd.DataFrame({'user_id': cases.user_id.values, 'ranking': [r['ranking'] for r in res], 'scores': [r['scores'] for r in res]})
     return evaluate(preds, cases, ks=(5,), seed=self.seed)[0]['ndcg@5']
@@ -157,6 +164,16 @@ def _cand_index(self:TrainedMethod, cases)->np.ndarray:
     return C
 
 @patch
+def score_catalogue(self:TrainedMethod, cases, # the cases: user_id, history
+                    items:np.ndarray, # every item id of the catalogue, in column order
+                   )->np.ndarray:
+    "The model's score of every catalogue item for each case (`_all_scores`, the same products as `_scores`; items the model does not know score 0)."
+    if self.model is None: raise AtomRecError(f"{self.name}: call fit before rank")
+    with torch.no_grad(): S = self._all_scores(cases)
+    col = np.array([self.iidx.get(str(x), -1) for x in items], dtype=np.int64)
+    return np.where(col >= 0, S[:, np.maximum(col, 0)], 0.0)
+
+@patch
 def rank(self:TrainedMethod, cases):
     "Candidates by model score (unknown items score 0; ties are left to the harness's seeded shuffle)."
     if self.model is None: raise AtomRecError(f"{self.name}: call fit before rank")
@@ -207,6 +224,13 @@ class _PairwiseMethod(TrainedMethod):
         u = np.array([self.uidx.get(str(x), -1) for x in cases.user_id]); C = self._cand_index(cases)
         S = (U[torch.from_numpy(np.maximum(u, 0))][:, None, :] * I[torch.from_numpy(np.maximum(C, 0))]).sum(-1).cpu().numpy()
         S[C < 0] = 0.0; S[u < 0] = 0.0
+        return S
+
+    def _all_scores(self, cases):
+        U, I = self._final()
+        u = np.array([self.uidx.get(str(x), -1) for x in cases.user_id])
+        S = (U[torch.from_numpy(np.maximum(u, 0))] @ I.T).cpu().numpy()
+        S[u < 0] = 0.0
         return S
 
 def bpr_loss(pos:torch.Tensor, neg:torch.Tensor)->torch.Tensor:
@@ -314,19 +338,43 @@ class SASRecMethod(TrainedMethod):
             total += loss.item() * int(m.sum()); n += int(m.sum())
         return total / max(n, 1)
 
-    def _scores(self, cases, bs:int=512):
-        "Score candidates from the hidden state at the last item of `case.history` (its last `max_len` known items)."
-        L, C = self.hp['max_len'], self._cand_index(cases)
+    def _states(self, cases, bs:int=512):
+        "Per batch of `bs` cases: their rows, the hidden state at the last item of each history (its last `max_len` known items), and which histories are empty."
+        L = self.hp['max_len']
         seqs = [[self.iidx[str(x)] + 1 for x in h if str(x) in self.iidx][-L:] for h in cases.history]
-        S = np.zeros(C.shape, dtype=np.float32)
         for s in range(0, len(seqs), bs):
             chunk = seqs[s:s + bs]; lens = np.array([len(q) for q in chunk]); lm = max(int(lens.max()), 1)
             X = np.zeros((len(chunk), lm), dtype=np.int64)
             for r, q in enumerate(chunk): X[r, :len(q)] = q
-            H = self.model(torch.from_numpy(X).to(self.device))[torch.arange(len(chunk)), torch.from_numpy(np.maximum(lens - 1, 0))]
-            c = C[s:s + bs]
+            yield slice(s, s + bs), self.model(torch.from_numpy(X).to(self.device))[torch.arange(len(chunk)), torch.from_numpy(np.maximum(lens - 1, 0))], lens == 0
+
+    def _scores(self, cases, bs:int=512):
+        "Score candidates from the hidden state at the last item of `case.history` (its last `max_len` known items)."
+        C = self._cand_index(cases)
+        S = np.zeros(C.shape, dtype=np.float32)
+        for rows, H, empty in self._states(cases, bs):
+            c = C[rows]
             E = self.model.item(torch.from_numpy(np.maximum(c, -1) + 1).to(self.device))
             sc = (H[:, None, :] * E).sum(-1).cpu().numpy()
-            sc[c < 0] = 0.0; sc[lens == 0] = 0.0
-            S[s:s + bs] = sc
+            sc[c < 0] = 0.0; sc[empty] = 0.0
+            S[rows] = sc
         return S
+
+    def _all_scores(self, cases, bs:int=512):
+        "Every item's score from the same hidden states (one product with the item table)."
+        S = np.zeros((len(cases), self.n_items), dtype=np.float32)
+        for rows, H, empty in self._states(cases, bs):
+            sc = (H @ self.model.item.weight[1:].T).cpu().numpy(); sc[empty] = 0.0
+            S[rows] = sc
+        return S
+
+# %% ../../nbs/baselines/31_trained.ipynb #a1bf1a15
+class SASRecCEMethod(SASRecMethod):
+    "SASRec with full softmax cross-entropy over the catalogue, selected on the catalogue: early stopping on the validation cases' NDCG@10 over every item."
+    name = 'sasrec-ce'
+    def __init__(self, max_len:int=200, # most recent items the model reads (the papers' MovieLens-1M setting)
+                 batch_size:int=64, # windows per step (a softmax over the catalogue at up to 200 positions each)
+                 select:str='catalogue', # early stopping on: 'catalogue' (NDCG@10 over every item) or 'candidates' (as `sasrec`)
+                 **kw):
+        if select not in ('catalogue', 'candidates'): raise AtomRecError(f"select must be 'catalogue' or 'candidates', not {select!r}")
+        super().__init__(max_len=max_len, batch_size=batch_size, select=select, **kw)

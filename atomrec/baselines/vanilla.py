@@ -18,6 +18,7 @@ Rank ALL candidates, from the one this user most likely wants next to the least 
 class VanillaLLMMethod(Method):
     "The Vanilla LLM baseline: the LLM ranks the candidates from the user's last history titles and the request; no memory."
     name = 'vanilla-llm'
+    catalogue_na = "a list-wise LLM ranker: the candidates are written into its prompt, ten items it can read, not a catalogue of thousands (it would need a first stage)"
     def __init__(self, seed:int=0, llm:dict|None=None, # LLM options (model, base_url, cache, cache_mode, local, ...)
                  n_history:int=10, # history titles shown (the most recent)
                  chars:int=160, # characters of each candidate's text shown

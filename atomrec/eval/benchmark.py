@@ -15,10 +15,10 @@ from .metrics import order_by_scores, evaluate
 from ..agents import words, STOPWORDS
 
 # %% auto #0
-__all__ = ['SPLIT_SQL', 'CASES_SQL', 'DOMAIN_NOUN', 'TemplateInstructions', 'FACET_JUNK', 'GENERIC_WORDS', 'PROTOCOL',
+__all__ = ['SPLIT_SQL', 'CASES_SQL', 'DOMAIN_NOUN', 'TemplateInstructions', 'FACET_JUNK', 'GENERIC_WORDS', 'PROTOCOL', 'SAMPLED',
            'INSTRUCTION_MODES', 'sample_candidates', 'names_title', 'KeywordInstructions', 'IntentInstructions',
            'request_words', 'word_overlap_scores', 'request_cosine_scores', 'ndcg_by_scores', 'leak_audit',
-           'audit_caption', 'prepare', 'Bench', 'make_toy_dataset', 'hand_bench']
+           'audit_caption', 'protocol', 'candidates_option', 'prepare', 'Bench', 'make_toy_dataset', 'hand_bench']
 
 # %% ../../nbs/eval/21_benchmark.ipynb #60fd5bca
 SPLIT_SQL = """
@@ -233,12 +233,34 @@ def audit_caption(manifest:dict)->str:
     a = manifest.get('leak_audit')
     m = manifest.get('instructions')
     if not a: return f"requests: {m} (no leak audit: re-run `atomrec prepare`)"
-    return (f"requests: {m}; leak audit (request alone, NDCG@5): word overlap {a['word_overlap_ndcg5']:.3f}, "
+    line = (f"requests: {m}; leak audit (request alone, NDCG@5): word overlap {a['word_overlap_ndcg5']:.3f}, "
             f"encoder cosine {a['encoder_cosine_ndcg5']:.3f}; informative requests {a['informative']:.0%}")
+    if c := a.get('catalogue'):   # a full-ranking benchmark: the request alone over the whole catalogue
+        line += (f"; over the catalogue (NDCG@10): word overlap {c['word_overlap_ndcg10']:.3f}, encoder cosine {c['encoder_cosine_ndcg10']:.3f}; "
+                 f"requests naming their target: {c['names_target']}")
+    return line
 
 
 # %% ../../nbs/eval/21_benchmark.ipynb #5c128e9d
 PROTOCOL = "chronological leave-one-out (test=last, valid=second to last); candidates = target + 9 uniform unseen negatives; seeded"
+SAMPLED = 10   # candidates drawn per case in a full-ranking benchmark: kept for validation, the request audit and consistency checks
+
+def protocol(n_candidates, # 10, another number of candidates, or 'all'
+            )->str:
+    "The protocol line a manifest states for `n_candidates`."
+    if n_candidates == 10: return PROTOCOL
+    if n_candidates == 'all': return ("chronological leave-one-out (test=last, valid=second to last); ranked over the whole catalogue: every item "
+                                      f"the user never interacted with, plus the target; the {SAMPLED}-candidate protocol's seeded candidates kept for validation")
+    return f"chronological leave-one-out (test=last, valid=second to last); candidates = target + {n_candidates - 1} uniform unseen negatives; seeded"
+
+def candidates_option(v, # what `--candidates` says: a number or 'all'
+                     )->int|str:
+    "`n_candidates` from a command-line value: 'all' or a number of at least 2."
+    if str(v).lower() == 'all': return 'all'
+    try: n = int(v)
+    except ValueError: raise AtomRecError(f"--candidates {v!r}: a number (10, 100, ...) or 'all'")
+    if n < 2: raise AtomRecError(f"--candidates {n}: at least 2 (the target and a negative)")
+    return n
 
 INSTRUCTION_MODES = ('intent', 'keywords', 'template', 'none', 'given')
 
@@ -273,12 +295,14 @@ def prepare(data, # dataset name, folder, or InstructRec pickle
             seed:int=0, # seed of user sample and negatives
             instructions='intent', # 'intent', 'keywords' ('template'), 'none', 'given', or a callable(target[, review])->str
             min_interactions:int=3, # users with fewer are dropped
-            n_candidates:int=10, # candidates per case: the target and `n_candidates - 1` unseen items
+            n_candidates:int|str=10, # candidates per case: the target and `n_candidates - 1` unseen items; 'all': the whole catalogue but what the user has seen (`SAMPLED` drawn as well)
             progress:bool=True, # accepted from callers that pass their progress flag through (`run_grid`, tests); `prepare` draws no bar
             encoder=None, # `Encoder` for the intent generator and the leak audit (default: packaged, cached)
            )->dict:
     "Split, sample, draw candidates, write instructions, audit them; save parquet files and manifest.json to `out`."
     t0 = time.time()
+    n_candidates = candidates_option(n_candidates); full = n_candidates == 'all'
+    drawn = SAMPLED if full else n_candidates
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     con = load_dataset(data)
     src = dict(zip(['kind', 'name', 'path'], con.execute("select * from source").fetchone()))
@@ -306,19 +330,23 @@ def prepare(data, # dataset name, folder, or InstructRec pickle
             g = given.set_index('user_id')
             cases['candidates'] = [list(g.loc[u, 'candidates']) for u in cases.user_id]
         else:
-            cases['candidates'] = [sample_candidates(t, seen[u], item_ids, rng_for(seed, split, u), n_candidates) for u, t in zip(cases.user_id, cases.target)]
+            cases['candidates'] = [sample_candidates(t, seen[u], item_ids, rng_for(seed, split, u), drawn) for u, t in zip(cases.user_id, cases.target)]
         mode = writer if not (has_given and split == 'valid' and instructions == 'given') else 'template'
         cases['instruction'] = _instructions(mode, items, src['name'], cases, given, encoder)
         cases[['user_id', 'history', 'target', 'candidates', 'instruction']].to_parquet(out/f'{split}.parquet', index=False)
         counts[split] = len(cases)
         if split == 'test': audit = leak_audit(cases, items, encoder, seed)
+        if split == 'test' and full:
+            from atomrec.eval.catalogue import catalogue_audit
+            audit['catalogue'] = catalogue_audit(cases, items, seen, encoder, seed)
     items.to_parquet(out/'items.parquet', index=False)
     con.execute("SELECT * EXCLUDE (line) FROM seq ORDER BY user_id, pos").df().to_parquet(out/'interactions.parquet', index=False)
     n_users, n_inter = con.execute("SELECT count(DISTINCT user_id), count(*) FROM seq").fetchone()
     manifest = dict(source=src, seed=seed, instructions=instructions if isinstance(instructions, str) else getattr(instructions, 'mode', 'custom'),
-                    instructions_generated=(instructions != 'given'), protocol=PROTOCOL, min_interactions=min_interactions,
+                    instructions_generated=(instructions != 'given'), protocol=protocol(n_candidates), min_interactions=min_interactions,
                     n_candidates=n_candidates, leak_audit=audit, users_eligible=len(elig), users_evaluated=len(sel), users=n_users,
                     items=len(items), interactions=n_inter, cases=counts, seconds=round(time.time() - t0, 2))
+    if full: manifest['sampled_candidates'] = SAMPLED
     if encoder is not None and getattr(encoder, 'cache_path', None) is not None: encoder.save_cache()
     write_json(manifest, out/'manifest.json')
     return manifest
@@ -348,6 +376,13 @@ class Bench:
         keep = ('train', 'valid') if split == 'test' else ('train',)
         return self.interactions[self.interactions.role.isin(keep)]
     def item_text(self)->dict: return dict(zip(self.items.item_id, self.items.text))
+    @property
+    def full(self)->bool:
+        "Are the test cases ranked over the whole catalogue (`prepare(..., n_candidates='all')`)?"
+        return self.manifest.get('n_candidates') == 'all'
+    def catalogue(self)->np.ndarray:
+        "Every item id (str), in the items table's order: the columns of a method's `score_catalogue`."
+        return self.items.item_id.astype(str).to_numpy()
     def describe(self)->str:
         m = self.manifest
         return f"{m['source']['name']} ({m['users_evaluated']} users, seed {m['seed']}, instructions: {m['instructions']})"
@@ -392,7 +427,7 @@ def layer_cases(self:Bench, layer:int, # 2: each user's last training interactio
     ids = self.items.item_id.astype(str).to_numpy()
     cases = pd.DataFrame(dict(user_id=t.user_id.astype(str).to_numpy(), target=t.item_id.astype(str).to_numpy()))
     cases['history'] = [hist[u][:p] for u, p in zip(t.user_id.astype(str), t.pos)]
-    cases['candidates'] = [sample_candidates(x, seen[u], ids, rng_for(self.manifest.get('seed', 0), f'layer{layer}', u), self.manifest.get('n_candidates', 10)) for u, x in zip(cases.user_id, cases.target)]
+    cases['candidates'] = [sample_candidates(x, seen[u], ids, rng_for(self.manifest.get('seed', 0), f'layer{layer}', u), self.manifest.get('sampled_candidates', self.manifest.get('n_candidates', 10))) for u, x in zip(cases.user_id, cases.target)]
     cols = [c for c in ('review_title', 'review_text') if c in t.columns]
     if cols: cases['review'] = t[cols].fillna('').astype(str).agg(' '.join, axis=1).str.strip().to_numpy()
     if encoder is None and mode != 'none': encoder = _default_encoder()

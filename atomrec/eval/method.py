@@ -47,6 +47,7 @@ def memory_leaks(ar:AtomRec, bench:Bench, split:str,
 class AtomRecMethod(Method):
     "AtomRec (atomic memory + agents) as a harness method."
     name = 'atomrec'
+    catalogue_na = "AtomRec ranks the candidates it is handed; its candidate stage (`AtomRec.recommend` without candidates, behind `rank_catalogue`) is not built yet"
     def __init__(self, agent:str='rule', ablation:str='full', seed:int=0, tune_users:int=1000, weights:dict|None=None,
                  config:dict|None=None, llm:dict|None=None, progress:bool=True, background_users:int=0,
                  community:str|None=None, # 'all' (every user's pre-target history; default with rule agents) or 'evaluated'

@@ -11,6 +11,7 @@ from tqdm.auto import tqdm
 from ..core import *
 from .benchmark import Bench, audit_caption
 from .metrics import evaluate, KS, ordered, evidence_share
+from .catalogue import rank_cases, evaluate_catalogue, metric_ks
 
 # %% auto #0
 __all__ = ['METHODS', 'METHOD_HELP', 'Method', 'RandomMethod', 'PopMethod', 'tuning_cases', 'get_method', 'llm_outcomes', 'run',
@@ -21,6 +22,7 @@ __all__ = ['METHODS', 'METHOD_HELP', 'Method', 'RandomMethod', 'PopMethod', 'tun
 class Method:
     "Base class of the methods the harness evaluates."
     name = 'method'
+    catalogue_na:str|None = "ranks only the candidates it is handed"   # why it cannot rank a whole catalogue (None: it can, by `score_catalogue` or `rank_catalogue`)
     def __init__(self, seed:int=0, **opts): self.seed, self.opts = seed, opts
     @property
     def backend(self)->str: return 'none'
@@ -31,6 +33,16 @@ class Method:
         return self
     def rank(self, cases:pd.DataFrame)->list[dict]:
         "For each case a dict with `ranking` (candidates best first) and optionally `scores`, `evidence`."
+        raise NotImplementedError
+    def score_catalogue(self, cases:pd.DataFrame, # the cases: user_id, history, instruction (their `candidates` are not what is ranked)
+                        items:np.ndarray, # every item id of the catalogue, in column order
+                       )->np.ndarray:
+        "A (cases, items) array: each case's score of every item (higher is better; the harness excludes what the user has seen)."
+        raise NotImplementedError
+    def rank_catalogue(self, cases:pd.DataFrame, # the cases: user_id, history, instruction
+                       k:int, # the longest list the harness reads
+                      )->list[dict]:
+        "Per case a dict with `ranking`: up to `k` item ids of the catalogue, best first (optionally `scores`, `evidence`)."
         raise NotImplementedError
     def info(self)->dict:
         "Options and facts recorded with the run."
@@ -47,12 +59,15 @@ class Method:
 class RandomMethod(Method):
     "Candidates in a seeded random order."
     name = 'random'
+    catalogue_na = None
     def rank(self, cases):
         return [dict(ranking=list(rng_for(self.seed, 'random', u).permutation(c))) for u, c in zip(cases.user_id, cases.candidates)]
+    def score_catalogue(self, cases, items): return np.zeros((len(cases), len(items)))   # all tied: the harness's seeded keys order them
 
 class PopMethod(Method):
     "Candidates by popularity in the training portion."
     name = 'pop'
+    catalogue_na = None
     def fit(self, bench, split, run_dir=None):
         self.counts = bench.train(split).item_id.value_counts().to_dict()
         return self
@@ -63,6 +78,9 @@ class PopMethod(Method):
             order = np.argsort(-np.array(s), kind='stable')
             out.append(dict(ranking=[c[i] for i in order], scores=[s[i] for i in order]))
         return out
+    def score_catalogue(self, cases, items):
+        c = np.array([float(self.counts.get(i, 0)) for i in items])
+        return np.broadcast_to(c, (len(cases), len(items)))
 
 # %% ../../nbs/eval/23_runner.ipynb #eb38263c
 METHODS = {
@@ -71,6 +89,7 @@ METHODS = {
     'bpr': 'atomrec.baselines.trained:BPRMethod',
     'lightgcn': 'atomrec.baselines.trained:LightGCNMethod',
     'sasrec': 'atomrec.baselines.trained:SASRecMethod',
+    'sasrec-ce': 'atomrec.baselines.trained:SASRecCEMethod',
     'atomrec': 'atomrec.eval.method:AtomRecMethod',
     'vanilla-llm': 'atomrec.baselines.vanilla:VanillaLLMMethod',
     'instruction': 'atomrec.baselines.references:InstructionMethod',
@@ -91,6 +110,7 @@ METHOD_HELP = {   # one line per registered method, for `atomrec run --help` (wh
     'bpr': 'BPR-MF: matrix factorisation trained with BPR loss (torch)',
     'lightgcn': 'LightGCN: graph convolution over the interactions, BPR loss (torch)',
     'sasrec': 'SASRec: self-attention over the history, cross-entropy over all items (torch)',
+    'sasrec-ce': 'SASRec for full ranking: cross-entropy over the catalogue, early-stopped on catalogue NDCG@10, 200 items read (torch)',
     'atomrec': 'AtomRec: atomic linked evolving note memory and its agents (rule or LLM: --agent)',
     'vanilla-llm': 'the LLM ranks the candidates from the last history titles and the request; no memory',
     'instruction': 'encoder cosine between the request and the item text',
@@ -166,15 +186,19 @@ def _record(m:Method)->dict:
     extra = getattr(m, 'run_stats', None)
     return dict(method=m.name, backend=m.backend, seed=m.seed, options=m.info(), **({'stats': extra()} if callable(extra) else {}))
 
-def _rank_parts(m:Method, todo:pd.DataFrame, parts:Path, chunk:int, bar):
-    "Rank `todo` in chunks of `chunk` cases, each written whole (or not at all) as the next part under `parts`."
+def _rank_parts(m:Method, todo:pd.DataFrame, parts:Path, chunk:int, bar, bench:Bench|None=None):
+    "Rank `todo` in chunks of `chunk` cases, each written whole (or not at all) as the next part under `parts`; over `bench`'s catalogue if given."
     k = len(list(parts.glob('part-*.parquet')))
     for s in range(0, len(todo), chunk):
         batch = todo.iloc[s:s + chunk]
-        res = m.rank(batch)
+        res = m.rank(batch) if bench is None else rank_cases(m, bench, batch)
         if len(res) != len(batch): raise AtomRecError(f"{m.name}.rank returned {len(res)} results for {len(batch)} cases")
-        df = ordered(pd.DataFrame({'user_id': batch.user_id.values, 'ranking': [r.get('ranking') for r in res],
-                                   'scores': [r.get('scores') for r in res]}), m.seed)   # ties broken once, here
+        if bench is None:
+            df = ordered(pd.DataFrame({'user_id': batch.user_id.values, 'ranking': [r.get('ranking') for r in res],
+                                       'scores': [r.get('scores') for r in res]}), m.seed)   # ties broken once, here
+        else:   # in rank order already (`rank_cases`): the top items, and the target's rank among all
+            df = pd.DataFrame({'user_id': batch.user_id.values, 'ranking': [r['ranking'] for r in res], 'scores': [r['scores'] for r in res],
+                               'target_rank': pd.array([r['target_rank'] for r in res], dtype='Int64'), 'ranked': [r['ranked'] for r in res]})
         df['evidence'] = [json.dumps(r['evidence'], default=str) if r.get('evidence') is not None else None for r in res]
         tmp = parts/f'.part-{k:05d}.tmp'; df.to_parquet(tmp, index=False); tmp.replace(parts/f'part-{k:05d}.parquet'); k += 1
         bar.update(len(batch))
@@ -185,13 +209,13 @@ def _write_results(out:Path, bench:Bench, cases:pd.DataFrame, split:str, rec:dic
     preds = pd.concat([pd.read_parquet(p) for p in sorted(parts.glob('part-*.parquet'))], ignore_index=True)
     preds = preds.drop_duplicates('user_id', keep='first')
     preds.to_parquet(out/'predictions.parquet', index=False)
-    summary, pu = evaluate(preds, cases, seed=rec['seed'])
+    summary, pu = evaluate_catalogue(preds, cases) if bench.full else evaluate(preds, cases, ks=metric_ks(bench.manifest), seed=rec['seed'])
     pu.to_parquet(out/'per_user.parquet', index=False)
     share = evidence_share(preds)
     man = bench.manifest
     info = dict(method=rec['method'], backend=rec['backend'], data=bench.name, bench=str(bench.path), split=split,
                 instructions=man['instructions'], instructions_generated=man.get('instructions_generated', True),
-                users=len(cases), seed=rec['seed'], bench_seed=man['seed'], options=rec['options'],
+                users=len(cases), **({'candidates': bench.manifest['n_candidates']} if bench.manifest.get('n_candidates', 10) != 10 else {}), seed=rec['seed'], bench_seed=man['seed'], options=rec['options'],
                 fit_seconds=round(t_fit, 3), rank_seconds=round(t_rank, 3), resumed_users=resumed,
                 machine=dict(cpus=__import__('os').cpu_count(), python=platform.python_version()), metrics=summary,
                 **({'evidence': share} if share else {}))
@@ -204,6 +228,7 @@ def _run(method, bench, out:Path, split, chunk, progress, **opts)->dict:
     "The body of `run`, inside the folder's lock."
     bench = bench if isinstance(bench, Bench) else Bench(bench)
     m = _method(method, progress, **opts)
+    if bench.full and m.catalogue_na: raise AtomRecError(f"{m.name} cannot rank a whole catalogue (n/a): {m.catalogue_na}")
     parts = out/'parts'; parts.mkdir(exist_ok=True)
     cases = bench.cases(split)
     done = _done_users(parts)
@@ -214,7 +239,7 @@ def _run(method, bench, out:Path, split, chunk, progress, **opts)->dict:
         t0 = time.time(); m.fit(bench, split, out); t_fit = time.time() - t0
         t1 = time.time()
         with tqdm(total=len(cases), initial=len(cases) - len(todo), desc=f"{m.name} {bench.name}/{split}", disable=not progress, leave=False) as bar:
-            _rank_parts(m, todo, parts, chunk, bar)
+            _rank_parts(m, todo, parts, chunk, bar, bench if bench.full else None)
         t_rank = time.time() - t1
         info = _write_results(out, bench, cases, split, _record(m), t_fit, t_rank, len(done))
     finally: m.close()
@@ -233,7 +258,7 @@ def load_runs(runs, # finished run folders
         if lr: pos = lr['positions_decided'] + lr['positions_filled']
         bm = Path(j.get('bench', ''))/'manifest.json'
         rows.append(dict(run=str(r), method=j['method'], backend=j['backend'], data=j['data'], split=j['split'],
-                         instructions=j['instructions'], seed=j['seed'], **j['metrics'],
+                         instructions=j['instructions'], candidates=j.get('candidates', 10), seed=j['seed'], **j['metrics'],
                          seconds=round(j['fit_seconds'] + j['rank_seconds'], 1),
                          llm_decided=f"{lr['positions_decided'] / pos:.1%}" if lr and pos else None,
                          llm_completed=f"{lr['completed']}" if lr else None,
@@ -253,17 +278,23 @@ def markdown_table(df:pd.DataFrame, # the records: its columns are the header, e
 
 # %% ../../nbs/eval/23_runner.ipynb #52ac15c2
 def report(runs, # run folders
-           ks=(3, 5), # the cut-offs K of the H@K and N@K columns
+           ks=None, # the cut-offs K of the H@K and N@K columns (default 3, 5; and 10, 20 when a run ranks more than 10 candidates)
            fmt:str='markdown', # 'markdown' (a `markdown_table`) or 'text' (pandas' plain table)
           )->str:
     "A table of the runs' metrics (H@K, N@K) with data, split, instructions, backend, users, seed, the LLM's share of each ranking, and each benchmark's leak audit."
     df = load_runs(runs)
-    cols = ['method', 'backend', 'data', 'split', 'instructions', 'users', 'seed'] + [f'{m}@{k}' for k in ks for m in ('hit', 'ndcg')] + ['invalid', 'seconds']
+    wide = (df.candidates.astype(str) != '10').any()
+    if ks is None: ks = (3, 5, 10, 20) if wide else (3, 5)
+    for k in ks:
+        for m in ('hit', 'ndcg'):
+            if f'{m}@{k}' not in df: df[f'{m}@{k}'] = float('nan')
+    recall = [c for c in df.columns if c.startswith('recall@')]   # full-ranking runs: the target within the top N
+    cols = ['method', 'backend', 'data', 'split', 'instructions'] + (['candidates'] if wide else []) + ['users', 'seed'] + [f'{m}@{k}' for k in ks for m in ('hit', 'ndcg')] + recall + ['invalid', 'seconds']
     if df.llm_decided.notna().any(): cols += ['llm_decided', 'llm_completed', 'fallbacks']
     if df.top_evidence.notna().any(): cols += ['top_evidence']   # top candidate with a path / with a path over links or traces
-    t = df[cols].rename(columns={f'{m}@{k}': f"{m[0].upper()}@{k}" for k in ks for m in ('hit', 'ndcg')})
+    t = df[cols].rename(columns={f'{m}@{k}': f"{m[0].upper()}@{k}" for k in ks for m in ('hit', 'ndcg')} | {c: f"R@{c[7:]}" for c in recall})
     for c in t.columns:
-        if c[:2] in ('H@', 'N@'): t[c] = t[c].map(lambda x: f"{x:.4f}")
+        if c[:2] in ('H@', 'N@', 'R@'): t[c] = t[c].map(lambda x: f"{x:.4f}" if x == x else None)
     t = t.fillna('–')
     audits = list(dict.fromkeys(f"- {d}: {a}" for d, a in zip(df.bench, df.audit)))
     tail = '\n\nRequests and their leak audit, per benchmark:\n' + '\n'.join(audits) + '\n'
@@ -330,7 +361,7 @@ def rank_shard(method, # a method name or a `Method` (one with `load`)
         try:
             t1 = time.time(); m.load(bench, split, Path(out), sd)
             with tqdm(total=len(cases), initial=len(cases) - len(todo), desc=f"{m.name} {bench.name}/{split} {shard + 1}/{shards}", disable=not progress, leave=False) as bar:
-                _rank_parts(m, todo, parts, chunk, bar)
+                _rank_parts(m, todo, parts, chunk, bar, bench if bench.full else None)
             rec = dict(users=len(cases), resumed_users=len(done), rank_seconds=round(time.time() - t1, 3), stats=_record(m).get('stats', {}))
         finally: m.close()
         write_json(rec, sd/'shard.json')

@@ -534,6 +534,9 @@ def study_report(name:str, grid:pd.DataFrame, out, n_boot:int=2000,
     elif name == 'sensitivity': parts = [sensitivity_markdown(grid, d, out, n_boot=n_boot) for d in datasets]
     elif name == 'cost': parts = [cost_markdown(grid, d, out) for d in datasets]
     elif name == 'case': parts = [case_markdown(grid, d, out) for d in datasets]
-    else: raise AtomRecError(f"no report for study {name!r}; choose ablations, drift, sensitivity, case or cost (main has its own table)")
+    elif name == 'full':
+        from atomrec.studies.full import full_markdown
+        parts = [full_markdown(grid, out, n_boot=n_boot, ours='atomrec')]   # AtomRec against the best other, once it ranks a catalogue
+    else: raise AtomRecError(f"no report for study {name!r}; choose ablations, drift, sensitivity, case, cost or full (main has its own table)")
     if replays is not None and len(replays): parts.append(replay_markdown(replays))
     return f"# {name}\n\n" + '\n\n'.join(parts)

@@ -13,13 +13,13 @@ from ..eval.runner import run, load_runs, markdown_table
 from ..eval.metrics import paired_bootstrap
 
 # %% auto #0
-__all__ = ['INSTRUCTION_FREE', 'BASELINES', 'ABLATION_METHODS', 'LLM_BASELINES', 'COST_REFERENCES', 'SENSITIVITY', 'STUDIES',
-           'COLS', 'SHORT', 'llm_configured', 'default_methods', 'prepare_benches', 'plan_runs', 'run_options',
-           'run_planned', 'run_grid', 'sensitivity_methods', 'replay_path', 'replay_grid', 'main_table', 'caption',
-           'to_markdown']
+__all__ = ['INSTRUCTION_FREE', 'BASELINES', 'ABLATION_METHODS', 'LLM_BASELINES', 'COST_REFERENCES', 'SENSITIVITY', 'FULL_RANKING',
+           'STUDIES', 'COLS', 'SHORT', 'llm_configured', 'default_methods', 'prepare_benches', 'plan_runs',
+           'run_options', 'run_planned', 'run_grid', 'sensitivity_methods', 'replay_path', 'replay_grid', 'main_table',
+           'caption', 'to_markdown']
 
 # %% ../../nbs/studies/40_experiments.ipynb #ce7f7a20
-INSTRUCTION_FREE = ('random', 'pop', 'itemknn', 'bpr', 'lightgcn', 'sasrec', 'p5')
+INSTRUCTION_FREE = ('random', 'pop', 'itemknn', 'bpr', 'lightgcn', 'sasrec', 'sasrec-ce', 'p5')
 BASELINES = ('random', 'pop', 'itemknn', 'instruction', 'hybrid', 'learned-blend', 'bpr', 'lightgcn', 'sasrec', 'p5', 'memrec-rule')
 
 def llm_configured()->bool:
@@ -54,13 +54,14 @@ def prepare_benches(out, # experiment folder: benches under out/bench
                     users:int=1000, # evaluation users per benchmark (0: all)
                     seed:int=0, # benchmark seed
                     progress:bool=True, # progress lines
+                    candidates:int|str=10, # candidates per test case (`prepare`'s `n_candidates`: 10, 100, 'all')
                    )->dict:
     "Request mode -> the benchmark folder of `data` in that mode, prepared unless it already was."
     benches = {}
     for ins in instructions:
         b = Path(out)/'bench'/f"{Path(str(data)).name}-{ins}"
         with FolderLock(b, 'benchmark'):   # never while another study prepares it, or runs a study on it on Ray (`studies.cluster`)
-            if not (b/'manifest.json').exists(): prepare(data, b, users=users, seed=seed, instructions=ins, progress=progress)
+            if not (b/'manifest.json').exists(): prepare(data, b, users=users, seed=seed, instructions=ins, progress=progress, **({'n_candidates': candidates} if candidates != 10 else {}))
         benches[ins] = b
     return benches
 
@@ -113,13 +114,16 @@ def run_grid(out, # experiment folder: benches under out/bench, runs under out/r
              seed:int=0, # benchmark and method seed
              opts:dict|None=None, # per-method options: method name -> options
              progress:bool=True, # progress lines and bars
+             candidates:int|str=10, # candidates per test case (10, 100, or 'all': the whole catalogue)
             )->pd.DataFrame:
-    "Prepare and run the grid, one run after another; returns one row per (dataset, instructions, method) with its run folder."
+    "Prepare and run the grid, one run after another; returns one row per (dataset, instructions, method) with its run folder (and `na`, the reason, for a method that cannot rank a whole catalogue: not run)."
+    from atomrec.eval.catalogue import catalogue_na
     methods = list(methods or default_methods()); rows = []
     for data in datasets:
-        for r in plan_runs(out, data, prepare_benches(out, data, instructions, users, seed, progress), methods):
-            run_planned(r, seed, opts, progress)
-            rows.append(dict(data=r['data'], instructions=r['instructions'], method=r['method'], run=str(r['run'])))
+        for r in plan_runs(out, data, prepare_benches(out, data, instructions, users, seed, progress, candidates), methods):
+            why = catalogue_na(r['meth']) if candidates == 'all' else None
+            if why is None: run_planned(r, seed, opts, progress)
+            rows.append(dict(data=r['data'], instructions=r['instructions'], method=r['method'], run=str(r['run']), **({'na': why} if why else {})))
     return pd.DataFrame(rows)
 
 # %% ../../nbs/studies/40_experiments.ipynb #2832d5b9
@@ -134,12 +138,16 @@ def sensitivity_methods(grid:dict=SENSITIVITY, # setting -> the values it takes
     d = AtomRecConfig()
     return ['atomrec'] + [f'atomrec@{k}={v}' for k, vs in grid.items() for v in vs if v != getattr(d, k)]
 
+FULL_RANKING = ('random', 'pop', 'itemknn', 'bpr', 'lightgcn', 'sasrec', 'sasrec-ce', 'learned-blend')   # every baseline that ranks a whole catalogue
+
 STUDIES = {
     'main': dict(datasets=('goodreads', 'scientific', 'ml-100k', 'ml-1m-sub'), instructions=('intent', 'none'), methods=None),
     'ablations': dict(datasets=('goodreads', 'ml-100k'), instructions=('intent',), methods=ABLATION_METHODS),
     'drift': dict(datasets=('ml-100k', 'goodreads'), instructions=('intent',),
                   methods=['atomrec', 'atomrec-coarse-memory', 'sasrec', 'lightgcn', 'itemknn', 'hybrid', 'learned-blend']),
     'sensitivity': dict(datasets=('goodreads',), instructions=('intent',), methods=sensitivity_methods()),
+    # full ranking: the main study's data sets and request modes, each test case ranked over the whole catalogue (`--candidates all`)
+    'full': dict(datasets=('ml-100k', 'ml-1m-sub', 'goodreads', 'scientific', 'beauty'), instructions=('intent', 'none'), methods=FULL_RANKING, candidates='all'),
     'case': dict(datasets=('ml-100k',), instructions=('intent',), methods=['atomrec', 'atomrec-no-link-retrieval', 'atomrec-coarse-memory']),
     # the LLM methods on the embedded local model (`make llm`), 50 users (a 2-core CPU), in OUT/llm, each then replayed from its
     # own cache (OUT/llm/replay); the methods that call no LLM run on the same users: the cost figure's zero-cost points
