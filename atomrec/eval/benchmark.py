@@ -18,7 +18,8 @@ from ..agents import words, STOPWORDS
 __all__ = ['SPLIT_SQL', 'CASES_SQL', 'DOMAIN_NOUN', 'TemplateInstructions', 'FACET_JUNK', 'GENERIC_WORDS', 'PROTOCOL', 'SAMPLED',
            'INSTRUCTION_MODES', 'sample_candidates', 'names_title', 'KeywordInstructions', 'IntentInstructions',
            'request_words', 'word_overlap_scores', 'request_cosine_scores', 'ndcg_by_scores', 'leak_audit',
-           'audit_caption', 'protocol', 'candidates_option', 'prepare', 'Bench', 'make_toy_dataset', 'hand_bench']
+           'audit_caption', 'protocol', 'candidates_option', 'prepare', 'Bench', 'make_toy_dataset', 'hand_bench',
+           'word_matrix', 'catalogue_audit']
 
 # %% ../../nbs/eval/21_benchmark.ipynb #60fd5bca
 SPLIT_SQL = """
@@ -337,7 +338,6 @@ def prepare(data, # dataset name, folder, or InstructRec pickle
         counts[split] = len(cases)
         if split == 'test': audit = leak_audit(cases, items, encoder, seed)
         if split == 'test' and full:
-            from atomrec.eval.catalogue import catalogue_audit
             audit['catalogue'] = catalogue_audit(cases, items, seen, encoder, seed)
     items.to_parquet(out/'items.parquet', index=False)
     con.execute("SELECT * EXCLUDE (line) FROM seq ORDER BY user_id, pos").df().to_parquet(out/'interactions.parquet', index=False)
@@ -467,3 +467,42 @@ def hand_bench(folder, # the benchmark folder to write
                       for u, (c, r) in cs.items()], columns=['user_id', 'history', 'target', 'candidates', 'instruction']).to_parquet(folder/f'{split}.parquet', index=False)
     write_json(dict(source=dict(kind='hand', name='hand', path=str(folder)), seed=0, instructions='hand', instructions_generated=True), folder/'manifest.json')
     return Bench(folder)
+
+# %% ../../nbs/eval/21_benchmark.ipynb #5b8e3752
+import scipy.sparse as sp
+from .catalogue import catalogue_rows, exclusions   # the catalogue's ranks: it imports nothing of this module
+def word_matrix(texts:list, # one text per row
+                vocab:dict, # word -> column
+               )->sp.csr_matrix:
+    "Rows x vocabulary incidence: 1 where the row's text holds the word (`request_words`' tokeniser)."
+    r, c = [], []
+    for k, t in enumerate(texts):
+        for w in set(_words(str(t or ''))):
+            if w in vocab: r.append(k); c.append(vocab[w])
+    return sp.csr_matrix((np.ones(len(r)), (r, c)), shape=(len(texts), len(vocab)))
+
+def catalogue_audit(cases:pd.DataFrame, # test cases: user_id, target, instruction
+                    items:pd.DataFrame, # the item table (item_id, title, text)
+                    seen:dict, # user id -> the items they interacted with
+                    encoder=None, # an `Encoder` (None: word overlap only)
+                    seed:int=0, # seed of the tie keys
+                   )->dict:
+    "How well the request alone ranks the whole catalogue (NDCG@10 of word overlap and of encoder cosine), and how many requests name their target's title (must be 0)."
+    ids = items.item_id.astype(str).to_numpy(); col = {x: k for k, x in enumerate(ids)}
+    reqs, users = [str(r or '') for r in cases.instruction], [str(u) for u in cases.user_id]
+    title = dict(zip(ids, items.title.astype(str)))
+    t = np.array([col.get(str(x), -1) for x in cases.target]); ex = exclusions(ids, {str(k): {str(i) for i in v} for k, v in seen.items()}, users, cases.target)
+    def ndcg10(S):
+        rows = catalogue_rows(S, users, t, ex, ids, seed, depth=10)
+        return round(float(np.mean([1 / np.log2(r['target_rank'] + 1) if r['target_rank'] and r['target_rank'] <= 10 else 0.0 for r in rows])), 4)
+    vocab = {w: k for k, w in enumerate(sorted({w for r in reqs for w in request_words(r)}))}
+    W = (word_matrix([' '.join(request_words(r)) for r in reqs], vocab) @ word_matrix(list(items.text), vocab).T).toarray() if vocab else np.zeros((len(reqs), len(ids)))
+    out = dict(cases=len(cases), names_target=int(sum(names_title(r, title.get(str(g), '')) for r, g in zip(reqs, cases.target))),
+               word_overlap_ndcg10=ndcg10(W), ranked_per_case=round(float(np.mean([len(ids) - len(e) for e in ex])), 1))
+    if encoder is not None and any(reqs):
+        E = encoder.encode([str(x or '') for x in items.text]); asked = [bool(r.strip()) for r in reqs]
+        Q = encoder.encode([r for r in reqs if r.strip()])
+        C = np.zeros((len(reqs), len(ids))); C[np.flatnonzero(asked)] = Q @ E.T
+        out['encoder_cosine_ndcg10'] = ndcg10(C)
+    else: out['encoder_cosine_ndcg10'] = out['word_overlap_ndcg10']
+    return out

@@ -8,12 +8,12 @@ import json
 import numpy as np, pandas as pd
 import scipy.sparse as sp
 from ..core import *
-from .benchmark import Bench, request_words, names_title, _words
+# the benchmark (`Bench`) is only named in annotations: `eval.benchmark` imports this module, not the other way
 
 # %% auto #0
 __all__ = ['DEPTH', 'CATALOGUE_KS', 'RECALL_NS', 'metric_ks', 'seen_items', 'exclusions', 'tie_keys', 'target_rank',
-           'catalogue_rows', 'catalogue_ndcg', 'list_rows', 'scores_catalogue', 'rank_cases', 'catalogue_na',
-           'catalogue_ranks', 'evaluate_catalogue', 'word_matrix', 'catalogue_audit']
+           'catalogue_rows', 'catalogue_ndcg', 'list_rows', 'scores_catalogue', 'rank_cases', 'catalogue_ranks',
+           'evaluate_catalogue']
 
 # %% ../../nbs/eval/29_catalogue.ipynb #198ff7eb
 DEPTH = 50                          # ranked items a full-ranking prediction stores per case
@@ -115,8 +115,8 @@ def list_rows(results:list, # per case a dict with `ranking` (item ids best firs
 # %% ../../nbs/eval/29_catalogue.ipynb #88373282
 def scores_catalogue(m)->bool:
     "Does method `m` score every item (its class overrides `Method.score_catalogue`), rather than return its own list (`rank_catalogue`)?"
-    from atomrec.eval.runner import Method
-    return type(m).score_catalogue is not Method.score_catalogue
+    owners = [c for c in type(m).__mro__ if 'score_catalogue' in vars(c)]   # the base `Method` defines it (not implemented) ...
+    return len(owners) > 1                                                  # ... so an override is a class before it that defines it too
 
 def rank_cases(m, # a fitted `Method` that can rank a catalogue (`catalogue_na` None)
                bench:Bench, # the benchmark (its catalogue and interactions)
@@ -137,16 +137,6 @@ def rank_cases(m, # a fitted `Method` that can rank a catalogue (`catalogue_na` 
     if len(res) != len(cases): raise AtomRecError(f"{m.name}.rank_catalogue returned {len(res)} results for {len(cases)} cases")
     ex = [seen.get(str(u), set()) - {str(t)} for u, t in zip(cases.user_id, cases.target)]
     return list_rows(res, cases.target, ex, set(ids), depth)
-
-# %% ../../nbs/eval/29_catalogue.ipynb #cb1aad61
-def catalogue_na(method:str, # a registered method name (`METHODS`)
-                )->str|None:
-    "Why the method `method` cannot rank a whole catalogue (None: it can), read from its class: nothing is built."
-    import importlib
-    from atomrec.eval.runner import METHODS
-    if method not in METHODS: raise AtomRecError(f"unknown method {quote(method)}; choose from {sorted(METHODS)}")
-    mod, cls = METHODS[method].split(':')
-    return getattr(importlib.import_module(mod), cls).catalogue_na
 
 # %% ../../nbs/eval/29_catalogue.ipynb #34d8e326
 def catalogue_ranks(preds:pd.DataFrame, # user_id, ranking (top items, best first), target_rank
@@ -185,40 +175,3 @@ def evaluate_catalogue(preds:pd.DataFrame, # user_id, ranking, target_rank (a fu
     out.update({f'recall@{n}': float(df[f'recall@{n}'].mean()) for n in ns})
     out.update(users=int(len(df)), invalid=int((~df.valid.astype(bool)).sum()), missing=int((df.n_pred == 0).sum()))
     return out, df
-
-# %% ../../nbs/eval/29_catalogue.ipynb #5b8e3752
-def word_matrix(texts:list, # one text per row
-                vocab:dict, # word -> column
-               )->sp.csr_matrix:
-    "Rows x vocabulary incidence: 1 where the row's text holds the word (`request_words`' tokeniser)."
-    r, c = [], []
-    for k, t in enumerate(texts):
-        for w in set(_words(str(t or ''))):
-            if w in vocab: r.append(k); c.append(vocab[w])
-    return sp.csr_matrix((np.ones(len(r)), (r, c)), shape=(len(texts), len(vocab)))
-
-def catalogue_audit(cases:pd.DataFrame, # test cases: user_id, target, instruction
-                    items:pd.DataFrame, # the item table (item_id, title, text)
-                    seen:dict, # user id -> the items they interacted with
-                    encoder=None, # an `Encoder` (None: word overlap only)
-                    seed:int=0, # seed of the tie keys
-                   )->dict:
-    "How well the request alone ranks the whole catalogue (NDCG@10 of word overlap and of encoder cosine), and how many requests name their target's title (must be 0)."
-    ids = items.item_id.astype(str).to_numpy(); col = {x: k for k, x in enumerate(ids)}
-    reqs, users = [str(r or '') for r in cases.instruction], [str(u) for u in cases.user_id]
-    title = dict(zip(ids, items.title.astype(str)))
-    t = np.array([col.get(str(x), -1) for x in cases.target]); ex = exclusions(ids, {str(k): {str(i) for i in v} for k, v in seen.items()}, users, cases.target)
-    def ndcg10(S):
-        rows = catalogue_rows(S, users, t, ex, ids, seed, depth=10)
-        return round(float(np.mean([1 / np.log2(r['target_rank'] + 1) if r['target_rank'] and r['target_rank'] <= 10 else 0.0 for r in rows])), 4)
-    vocab = {w: k for k, w in enumerate(sorted({w for r in reqs for w in request_words(r)}))}
-    W = (word_matrix([' '.join(request_words(r)) for r in reqs], vocab) @ word_matrix(list(items.text), vocab).T).toarray() if vocab else np.zeros((len(reqs), len(ids)))
-    out = dict(cases=len(cases), names_target=int(sum(names_title(r, title.get(str(g), '')) for r, g in zip(reqs, cases.target))),
-               word_overlap_ndcg10=ndcg10(W), ranked_per_case=round(float(np.mean([len(ids) - len(e) for e in ex])), 1))
-    if encoder is not None and any(reqs):
-        E = encoder.encode([str(x or '') for x in items.text]); asked = [bool(r.strip()) for r in reqs]
-        Q = encoder.encode([r for r in reqs if r.strip()])
-        C = np.zeros((len(reqs), len(ids))); C[np.flatnonzero(asked)] = Q @ E.T
-        out['encoder_cosine_ndcg10'] = ndcg10(C)
-    else: out['encoder_cosine_ndcg10'] = out['word_overlap_ndcg10']
-    return out

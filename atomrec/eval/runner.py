@@ -16,7 +16,7 @@ from .catalogue import rank_cases, evaluate_catalogue, metric_ks
 # %% auto #0
 __all__ = ['METHODS', 'METHOD_HELP', 'Method', 'RandomMethod', 'PopMethod', 'tuning_cases', 'get_method', 'llm_outcomes', 'run',
            'load_runs', 'markdown_table', 'report', 'shard_cases', 'shard_dir', 'fit_run', 'rank_shard', 'merged_llm',
-           'merge_cache', 'finish_run']
+           'merge_cache', 'finish_run', 'catalogue_na']
 
 # %% ../../nbs/eval/23_runner.ipynb #f6bad20c
 class Method:
@@ -417,3 +417,13 @@ def finish_run(bench, # benchmark folder or `Bench`
         rec = dict(method=fit['method'], backend=fit['backend'], seed=fit['seed'], options=fit['options'], stats=stats)
         return _write_results(out, bench, bench.cases(split), split, rec, fit['fit_seconds'],
                               sum(d['rank_seconds'] for d in done), sum(d['resumed_users'] for d in done))
+
+# %% ../../nbs/eval/23_runner.ipynb #cb1aad61
+def catalogue_na(method:str, # a registered method name (`METHODS`)
+                )->str|None:
+    "Why the method `method` cannot rank a whole catalogue (None: it can), read from its class: nothing is built."
+    import importlib
+    from atomrec.eval.runner import METHODS
+    if method not in METHODS: raise AtomRecError(f"unknown method {quote(method)}; choose from {sorted(METHODS)}")
+    mod, cls = METHODS[method].split(':')
+    return getattr(importlib.import_module(mod), cls).catalogue_na

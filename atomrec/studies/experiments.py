@@ -117,7 +117,7 @@ def run_grid(out, # experiment folder: benches under out/bench, runs under out/r
              candidates:int|str=10, # candidates per test case (10, 100, or 'all': the whole catalogue)
             )->pd.DataFrame:
     "Prepare and run the grid, one run after another; returns one row per (dataset, instructions, method) with its run folder (and `na`, the reason, for a method that cannot rank a whole catalogue: not run)."
-    from atomrec.eval.catalogue import catalogue_na
+    from atomrec.eval.runner import catalogue_na
     methods = list(methods or default_methods()); rows = []
     for data in datasets:
         for r in plan_runs(out, data, prepare_benches(out, data, instructions, users, seed, progress, candidates), methods):
