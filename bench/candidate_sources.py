@@ -3,7 +3,7 @@ stage for `recommend` without a candidate list. Reads the test memory an `atomre
 note before each user's test target, its order model beside it) and the benchmark's test cases; for each source, each user's
 items ranked over every item they have no note about, and the share of targets within the first N (recall@N).
 
-Sources: `order` (the memory's order model over every item after the user's notes), `request` (the item notes nearest the
+Sources (each `AtomRec.source_scores`): `order` (the memory's order model over every item after the user's notes), `request` (the item notes nearest the
 request's vector, when the case has one), `walk` (RP3beta over the notes, one to three
 steps, summed), `transition` (what other users' next notes held after the user's recent items), `itemcf` (co-readers of the
 user's recent items), `pop` (readers per item), and two merges: `rrf` (reciprocal-rank fusion of the sources) and `quota` (each
@@ -17,33 +17,12 @@ from pathlib import Path
 import numpy as np, pandas as pd
 from atomrec.memory import AtomRec
 from atomrec.eval.benchmark import Bench
-from atomrec import signals
 
 def ranked(scores:np.ndarray, seen:np.ndarray, n:int)->np.ndarray:
     "Columns of the `n` best scores (ties: lower column first), the seen ones left out."
     s = scores.astype(np.float64).copy(); s[seen] = -np.inf
     top = np.argpartition(-s, min(n, len(s) - 1))[:n]
     return top[np.lexsort((top, -s[top]))]
-
-def source_scores(mem:AtomRec, user:str, items:list, col:dict, pop:np.ndarray, recent:int, item_vecs:np.ndarray, rvec)->dict:
-    "Each source's score of every item for `user` (one array per source, columns as `items`)."
-    notes = mem.store.notes_of(user, kind='user'); hist = [n.item_id for n in notes]
-    out = {'pop': pop}
-    if rvec is not None: out['request'] = item_vecs @ rvec
-    if mem.order is not None: out['order'] = mem.order.scores([hist], [items])[0]
-    out['walk'] = mem.walk(user, items).sum(1)
-    trans, tr = mem.transitions(), np.zeros(len(items))
-    for k, it in enumerate(hist[-recent:][::-1]):
-        for j, w in trans.get(it, {}).items():
-            if j in col: tr[col[j]] += signals.RECENCY ** k * w
-    out['transition'] = tr
-    W = mem.walk_index(); cf = np.zeros(len(items))
-    rec = [W.col[i] for i in hist[-recent:] if i in W.col]
-    if rec:
-        co = np.asarray((W.by_user.T @ W.by_item[:, rec]).sum(1)).ravel()   # co-readers of the recent items, per walk column
-        for c, v in zip(W.items, co): cf[col[c]] = v / max(W.readers[W.col[c]], 1) ** 0.5
-    out['itemcf'] = cf
-    return out
 
 def merge_rrf(lists:dict, n:int, k:int=60)->list:
     "Reciprocal-rank fusion of the sources' ranked lists: the first n."
@@ -77,18 +56,13 @@ def main():
     bench = Bench(a.bench); cases = bench.cases('test')
     if a.users: cases = cases.head(a.users)
     items = sorted(bench.items.item_id.astype(str)); col = {c: k for k, c in enumerate(items)}
-    W = mem.walk_index(); pop = np.zeros(len(items))
-    for c in W.items: pop[col[c]] = W.readers[W.col[c]]
-    known = [i for i in items if mem.item_note_id(i) in mem.store]
-    item_vecs = np.zeros((len(items), mem.enc.dim), np.float32)
-    if known: item_vecs[[col[i] for i in known]] = mem.store.vectors([mem.item_note_id(i) for i in known])
     reqs = list(cases['instruction']) if 'instruction' in cases else [None] * len(cases)
     todo = sorted({r for r in reqs if isinstance(r, str) and r})
     RQ = dict(zip(todo, mem.enc.encode_queries(todo))) if todo else {}
     big, hits = max(a.n), {}
     for u, t, q in zip(cases.user_id.astype(str), cases.target.astype(str), reqs):
         seen = np.zeros(len(items), bool); seen[[col[i] for i in mem._user_items.get(u, ()) if i in col]] = True
-        lists = {s: [items[j] for j in ranked(v, seen, big)] for s, v in source_scores(mem, u, items, col, pop, a.recent, item_vecs, RQ.get(q)).items()}
+        lists = {s: [items[j] for j in ranked(v, seen, big)] for s, v in mem.source_scores(u, items, RQ.get(q), a.recent).items()}
         lists['rrf'] = merge_rrf({s: L for s, L in lists.items() if s != 'pop'}, big)
         lists['propose'] = mem.propose(u, n=big, rvec=RQ.get(q)).items   # the library's shortlist (`AtomRec.propose`, its default weights)
         lists['quota'] = merge_quota(lists, big, tuple(s for s in ('order', 'request', 'walk', 'transition', 'itemcf', 'pop') if s in lists))
