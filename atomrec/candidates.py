@@ -48,9 +48,8 @@ def source_scores(self:AtomRec, user:str, # the user
     self.transitions(); hist = self._seq_items.get(user, [])   # the user's items in note order
     recent = recent or self.cfg.recent
     W = self.walk_index()
-    pop = np.zeros(len(items))
-    for c, k in W.col.items():
-        if c in col: pop[col[c]] = W.readers[k]
+    at = np.array([col.get(c, -1) for c in W.items]); known = at >= 0   # each walk column's place in `items` (-1: not there)
+    pop = np.zeros(len(items)); pop[at[known]] = W.readers[known]
     if self.order is not None and hist: out['order'] = self.order.scores([hist], [items])[0]
     if rvec is not None:
         have = [c for c in items if self.item_note_id(c) in self.store]
@@ -67,9 +66,7 @@ def source_scores(self:AtomRec, user:str, # the user
         rec = [W.col[i] for i in hist[-recent:] if i in W.col]
         if rec:
             co = np.asarray((W.by_user.T @ W.by_item[:, rec]).sum(1)).ravel()   # co-readers of the latest items, per walk column
-            cf = np.zeros(len(items))
-            for c, k in W.col.items():
-                if c in col: cf[col[c]] = co[k] / max(W.readers[k], 1) ** 0.5
+            cf = np.zeros(len(items)); cf[at[known]] = (co / np.maximum(W.readers, 1) ** 0.5)[known]
             out['itemcf'] = cf
     out['pop'] = pop
     return {s: out[s] for s in SOURCES if s in out}
@@ -100,36 +97,3 @@ def propose(self:AtomRec, user:str, # the user
     cand = np.flatnonzero(fused > 0)
     cand = cand[np.lexsort((cand, -fused[cand]))][:n]
     return Shortlist(user, [items[j] for j in cand], {items[j]: by[j] for j in cand}, [float(fused[j]) for j in cand])
-
-# %% ../nbs/library/07c_candidates.ipynb #5409f796
-@patch
-def _recommend_catalogue(self:AtomRec, user:str, # the user
-                         instruction:str|None, # the user's request, if any
-                         qvec:np.ndarray|None, # the retrieval query's vector (computed if None)
-                         rvec:np.ndarray|None, # the request's own vector (None: no request)
-                         reading, # the read context (`recommend`'s)
-                         k:int, # items returned
-                         shortlist:int|None, # items proposed before ranking (default `SHORTLIST`)
-                         exclude_seen:bool, # leave out the user's own items
-                        ):
-    "`recommend` without a candidate list: the memory's shortlist ranked by the rank agent; the first `k` with their paths and sources."
-    from atomrec.retrieval import Recommendation
-    if k < 1: raise AtomRecError(f"k={k}: a recommendation returns 1 item or more")
-    n = shortlist or SHORTLIST
-    if (cap := getattr(self.rec, 'max_candidates', None)): n = min(n, cap)
-    with reading():   # the shortlist, the query and the retrieval
-        sl = self.propose(user, max(n, k), rvec=rvec, exclude_seen=exclude_seen)
-        if not sl.items: raise AtomRecError(f"nothing to propose to user {user!r}: the memory holds no item they have not seen; pass candidates")
-        query = self.query_text(user, instruction)
-        if qvec is None: qvec = self.query_vector(user, instruction, rvec, query)
-        seeds, sub = self._gathered(user, sl.items, qvec)
-    ev = self._synthesis(query, seeds, sub)
-    with reading():   # the signals and the rank agent's context
-        ev, feats = self._signals(user, sl.items, qvec, query, rvec, ev)
-        context = dict(matrix=feats, user_notes=self.store.latest_of(user, self.cfg.recent * 2, kind='user'), subgraph=sub,
-                       candidate_notes={c: self.store.get(self.item_note_id(c)) for c in sl.items})
-    out = self.rec.rank(dict(user=user, candidates=sl.items, instruction=instruction), ev, context)
-    if out['ranking'] is None: return Recommendation(user, None, out.get('scores'), {}, ev.facets[:10], {})   # an LLM ranking that failed: counted by its agent
-    ranking, scores = out['ranking'][:k], out['scores'][:k]
-    with reading(): paths = self.explain(user, ranking, ev)   # the paths of what is returned only
-    return Recommendation(user, ranking, scores, paths, ev.facets[:10], {c: sl.sources[c] for c in ranking})

@@ -14,6 +14,7 @@ from .index import SeedIndex, load_centroids
 from .agents import Evidence, EvidencePath
 from .write import AtomRec
 from . import signals   # NEXT_WINDOW, RECENCY, link_target
+from .candidates import SHORTLIST   # a shortlist's default size (`propose`, which recommend calls without candidates)
 
 # %% auto #0
 __all__ = ['Recommendation']
@@ -160,21 +161,37 @@ def recommend(self:AtomRec, user:str, # the user
              )->Recommendation:
     "Rank `candidates` (or a shortlist the memory proposes) for `user` from memory; returns ranking, scores and the evidence paths per item."
     if rvec is None and instruction: rvec = self.enc.encode_queries([instruction])[0]
-    if candidates is None: return self._recommend_catalogue(user, instruction, qvec, rvec, reading, 10 if k is None else k, shortlist, exclude_seen)
-    candidates = [str(c) for c in candidates]
-    with reading():   # the one read before the synthesis: the query and the retrieval
+    proposed = None   # without candidates: the memory's shortlist (`propose`)
+    if candidates is None:
+        k = 10 if k is None else k
+        if k < 1: raise AtomRecError(f"k={k}: a recommendation returns 1 item or more")
+        cap = getattr(self.rec, 'max_candidates', None)   # an LLM rank agent reads a list it can read
+        n = shortlist or SHORTLIST
+        if cap: n = min(n, cap)
+        n = max(n, k)   # never fewer than asked for
+    else: candidates = [str(c) for c in candidates]
+    with reading():   # the one read before the synthesis: the shortlist if any, the query and the retrieval
+        if candidates is None:
+            proposed = self.propose(user, n, rvec=rvec, exclude_seen=exclude_seen)
+            if not proposed.items: raise AtomRecError(f"nothing to propose to user {user!r}: the memory holds no item they have not seen; pass candidates")
+            candidates = proposed.items
         query = self.query_text(user, instruction)
         if qvec is None: qvec = self.query_vector(user, instruction, rvec, query)
         seeds, sub = self._gathered(user, candidates, qvec)
     ev = self._synthesis(query, seeds, sub)
-    with reading():   # the one read between the calls: the signals, the rank agent's context, the evidence paths (they do not depend on the ranking)
+    with reading():   # the one read between the calls: the signals, the rank agent's context, a handed list's evidence paths (they do not depend on the ranking)
         ev, feats = self._signals(user, candidates, qvec, query, rvec, ev)
         context = dict(matrix=feats, user_notes=self.store.latest_of(user, self.cfg.recent * 2, kind='user'), subgraph=sub,
                        candidate_notes={c: self.store.get(self.item_note_id(c)) for c in candidates})
-        paths = self.explain(user, candidates, ev)
+        paths = self.explain(user, candidates, ev) if proposed is None else {}
     out = self.rec.rank(dict(user=user, candidates=candidates, instruction=instruction), ev, context)
-    if k is not None and out['ranking'] is not None: out = dict(ranking=out['ranking'][:k], scores=out['scores'][:k])
-    return Recommendation(user, out['ranking'], out['scores'], {c: paths[c] for c in out['ranking']} if k is not None and out['ranking'] is not None else paths, ev.facets[:10])
+    ranked = out['ranking'] is not None   # an LLM ranking that failed has none (counted by its agent)
+    if k is not None and ranked: out = dict(ranking=out['ranking'][:k], scores=out['scores'][:k])
+    if proposed is not None and ranked:
+        with reading(): paths = self.explain(user, out['ranking'], ev)   # a shortlist's: the paths of what is returned only
+    elif k is not None and ranked: paths = {c: paths[c] for c in out['ranking']}
+    sources = None if proposed is None else {c: proposed.sources[c] for c in out['ranking'] or []}
+    return Recommendation(user, out['ranking'], out['scores'], paths, ev.facets[:10], sources)
 
 # %% ../nbs/library/06_retrieval.ipynb #85b0afb4
 @patch
