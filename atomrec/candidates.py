@@ -4,6 +4,7 @@
 
 # %% ../nbs/library/07c_candidates.ipynb #da83cac5
 from __future__ import annotations
+import threading
 from dataclasses import dataclass, field
 import numpy as np
 from fastcore.basics import patch
@@ -39,6 +40,48 @@ def catalogue(self:AtomRec)->list[str]:
         self._catalogue = (at, sorted(str(i) for i in self.items.index) if self.items is not None else sorted(self._item_user_notes))
     return self._catalogue[1]
 
+# %% ../nbs/library/07c_candidates.ipynb #c3ab9f04
+@patch
+def catalogue_vectors(self:AtomRec)->tuple:
+    "(places, vectors): the places in `catalogue()` of the items that have a note, and those notes' vectors, kept between calls."
+    items, st = self.catalogue(), self.store
+    with self.__dict__.setdefault('_catalogue_lock', threading.Lock()):   # readers on several threads: one brings it up to date
+        c = getattr(self, '_catalogue_vecs', None)
+        if c is not None and (c['items'] is not items or c['generation'] != st.generation or c['store'] is not st): c = self._drop_catalogue_vectors()
+        if c is not None and c['log']:
+            rows = sorted(set(c['log'])); c['log'].clear()
+            for r in rows:
+                j = c['at'].get(st._ids[r])
+                if j is not None: c['mat'][j] = st._mat[r]
+                elif st._ids[r] in c['wanted']: c = self._drop_catalogue_vectors(); break   # an item of the catalogue got its note
+        if c is None:
+            ids = [self.item_note_id(x) for x in items]
+            places = np.array([j for j, i in enumerate(ids) if i in st], dtype=int)
+            c = self._catalogue_vecs = dict(items=items, store=st, generation=st.generation, log=st.watch_rows(), places=places,
+                                            at={ids[j]: k for k, j in enumerate(places)}, wanted={i for i in ids if i not in st},
+                                            mat=st.vectors([ids[j] for j in places]) if len(places) else np.zeros((0, st.dim), np.float32))
+        return c['places'], c['mat']
+
+@patch
+def _drop_catalogue_vectors(self:AtomRec):
+    "Forget the kept catalogue vectors (and stop their row log); returns None."
+    c = self.__dict__.pop('_catalogue_vecs', None)
+    if c is not None and c['log'] in c['store']._row_logs: c['store']._row_logs.remove(c['log'])
+    return None
+
+# %% ../nbs/library/07c_candidates.ipynb #8ebc0bfc
+@patch
+def _places(self:AtomRec, items:list[str], # the catalogue, or any list of items
+            W, # the memory's `WalkIndex`
+           )->tuple:
+    "(item -> its place in `items`, each walk column's place in `items` or -1): kept while the catalogue and the walk index stay the same objects."
+    kept = getattr(self, '_places_kept', (None, None, None))
+    if kept[0] is items and kept[1] is W: return kept[2]
+    col = {c: k for k, c in enumerate(items)}
+    out = (col, np.array([col.get(c, -1) for c in W.items], dtype=np.int64))
+    if items is self.catalogue(): self._places_kept = (items, W, out)   # the objects themselves: an id could be reused
+    return out
+
 # %% ../nbs/library/07c_candidates.ipynb #a307dd9b
 @patch
 def source_scores(self:AtomRec, user:str, # the user
@@ -47,20 +90,24 @@ def source_scores(self:AtomRec, user:str, # the user
                   recent:int|None=None, # the user's latest notes the transition and item-kNN sources start from (default: the config's `recent`)
                  )->dict:
     "Source name -> score of each of `items` for `user` (higher: proposed sooner)."
-    col, out = {c: k for k, c in enumerate(items)}, {}
     self.transitions(); hist = self._seq_items.get(user, [])   # the user's items in note order
     recent = recent or self.cfg.recent
-    W = self.walk_index()
-    at = np.array([col.get(c, -1) for c in W.items]); known = at >= 0   # each walk column's place in `items` (-1: not there)
+    W = self.walk_index(); out = {}
+    col, at = self._places(items, W); known = at >= 0   # item -> its place in `items`; each walk column's place (-1: not there)
     pop = np.zeros(len(items)); pop[at[known]] = W.readers[known]
     if self.order is not None and hist: out['order'] = self.order.scores([hist], [items])[0]
     if rvec is not None:
-        have = [c for c in items if self.item_note_id(c) in self.store]
-        if have:
-            s = np.full(len(items), -np.inf); s[[col[c] for c in have]] = self.store.vectors([self.item_note_id(c) for c in have]) @ np.asarray(rvec, np.float32)
+        if items is self.catalogue(): places, M = self.catalogue_vectors()   # kept between calls
+        else:
+            places = np.array([col[c] for c in items if self.item_note_id(c) in self.store], dtype=int)
+            M = self.store.vectors([self.item_note_id(items[j]) for j in places])
+        if len(places):
+            s = np.full(len(items), -np.inf); s[places] = M @ np.asarray(rvec, np.float32)
             out['request'] = s
     if hist:
-        out['walk'] = self.walk(user, items).sum(1)
+        h = np.array(sorted(W.col[i] for i in self._user_items.get(user, ()) if i in W.col), dtype=np.int64)
+        out['walk'] = np.zeros(len(items))   # `walk(user, items).sum(1)`, over the walk's own columns
+        if len(h): out['walk'][at[known]] = signals.rp3_walk(W.by_item, W.readers, W.length, h, np.flatnonzero(known), hops=signals.WALK_HOPS).sum(1)
         trans, tr = self.transitions(), np.zeros(len(items))
         for k, it in enumerate(hist[-recent:][::-1]):
             for j, w in trans.get(it, {}).items():
@@ -85,17 +132,17 @@ def support_gates(self:AtomRec, user:str, # the user
     "Source name -> a mask over `items`: True where at least `k` users outside `others_than` back the item as that source uses it."
     k = self.crossing.k if k is None else k
     W = self.walk_index(); hist = self._seq_items.get(user, [])
-    rows = [W.row[u] for u in others_than if u in W.row]
-    X = W.by_user.copy(); X.data[np.concatenate([np.arange(X.indptr[r], X.indptr[r + 1]) for r in rows]).astype(int) if rows else []] = 0
-    X.eliminate_zeros(); Xc = X.tocsc()   # the incidence without their reading
-    at = np.array([{c: j for j, c in enumerate(items)}.get(c, -1) for c in W.items]); known = at >= 0
+    drop = np.array(sorted(W.row[u] for u in others_than if u in W.row), dtype=int)   # their rows of the incidence
+    col = {c: j for j, c in enumerate(items)}
+    at = np.array([col.get(c, -1) for c in W.items]); known = at >= 0
     def over(v):   # walk columns -> catalogue places (items no one read: 0)
         out = np.zeros(len(items)); out[at[known]] = v[known]; return out
     def co_readers(its):   # per item: the most users outside `others_than` who read it and one of `its`
         cols = [W.col[i] for i in its if i in W.col]
         if not cols: return np.zeros(len(items))
-        return over(np.asarray((Xc.T @ Xc[:, cols]).max(1).todense()).ravel())
-    readers = over(np.asarray(Xc.sum(0)).ravel())
+        R = W.by_item[:, cols]; R.data[np.isin(R.indices, drop)] = 0   # the readers of each (a copy), without theirs
+        return over(np.asarray((W.by_user.T @ R).max(1).todense()).ravel())
+    readers = over(W.readers - (np.asarray(W.by_user[drop].sum(0)).ravel() if len(drop) else 0))
     latest = co_readers(hist[-(recent or self.cfg.recent):])
     return dict(order=readers >= k, pop=readers >= k, walk=co_readers(hist) >= k, transition=latest >= k, itemcf=latest >= k)
 
@@ -115,7 +162,8 @@ def propose(self:AtomRec, user:str, # the user
     if rvec is None and request: rvec = self.enc.encode_queries([request])[0]
     items = self.catalogue(); weights = {**SOURCE_WEIGHTS, **(weights or {})}
     seen = self._user_items.get(user, set()) if exclude_seen else set()
-    keep = np.array([c not in seen for c in items])
+    col, _ = self._places(items, self.walk_index())
+    keep = np.ones(len(items), bool); keep[[col[c] for c in seen if c in col]] = False
     fused, by = np.zeros(len(items)), {}
     gates = {} if shown_to is None else self.support_gates(user, items, {user, *shown_to})
     for s, v in self.source_scores(user, items, rvec).items():
