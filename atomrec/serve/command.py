@@ -69,7 +69,7 @@ def serve(argv:list|None=None, # the arguments (default: the command line's)
     "`atomrec serve MEMORY_DIR [flags]` (also `python -m atomrec.serve MEMORY_DIR`)."
     cmd_serve(add_serve_args(argparse.ArgumentParser(prog='atomrec serve', description='Serve an AtomRec memory over HTTP (OpenAPI at /docs)')).parse_args(argv))
 
-# %% ../../nbs/serve/64_command.ipynb #850db806
+# %% ../../nbs/serve/64_command.ipynb #8e6b9ea7
 def need_mcp(command:str, # the command that needs it, for the message
             ):
     "Exit 2 with how to install the MCP SDK unless its 2.x is importable."

@@ -7,7 +7,7 @@ __all__ = ['NoteId', 'FACES', 'UserIn', 'RecallIn', 'NoteIn', 'Accepted', 'Remem
            'Recalled', 'NoteHistory', 'Forgotten', 'Face', 'refusal_body', 'tool_error', 'tool_result', 'mcp_server',
            'mcp_http', 'run_stdio']
 
-# %% ../../nbs/serve/68_mcp.ipynb #e80fa3bb
+# %% ../../nbs/serve/68_mcp.ipynb #502d2daa
 import json, re, logging
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -26,7 +26,7 @@ from .keys import Key, ADMIN
 from .requests import *
 from .service import Service
 
-# %% ../../nbs/serve/68_mcp.ipynb #9fc02a22
+# %% ../../nbs/serve/68_mcp.ipynb #ea641906
 NoteId = Annotated[str, StringConstraints(pattern=r'^[A-Za-z0-9_.:@+=~-]{1,300}$')]
 
 class UserIn(BaseModel):
@@ -98,7 +98,7 @@ FACES = [
          UserIn, Forgotten, _hints('Forget a user', reads=False, destroys=True), lambda s, k, q: s.forget(k, q.user)),
 ]
 
-# %% ../../nbs/serve/68_mcp.ipynb #b6430bf6
+# %% ../../nbs/serve/68_mcp.ipynb #7d402656
 def refusal_body(e:ValidationError|ApiError, # a malformed argument, or the service's refusal
                 )->tuple:
     "(status, JSON body) of the answer REST gives for `e`."
@@ -117,7 +117,7 @@ def tool_result(out:dict)->types.CallToolResult:
     "A tool's answer: the JSON as text (for clients that read text) and as structured content."
     return types.CallToolResult(content=[types.TextContent(type='text', text=json.dumps(out))], structured_content=out)
 
-# %% ../../nbs/serve/68_mcp.ipynb #e7f44f4e
+# %% ../../nbs/serve/68_mcp.ipynb #a0ffbb1e
 def mcp_server(svc:Service, # the service whose calls the tools make
                key:Key|None=None, # every call's key (stdio: the one the process was started with); None: each call's own `Authorization: Bearer KEY` header (HTTP)
               )->Server:
@@ -164,7 +164,7 @@ def mcp_server(svc:Service, # the service whose calls the tools make
     return Server('atomrec', version=atomrec.__version__, title='AtomRec', instructions="An AtomRec memory: remember a user's interactions, recommend items with the evidence paths behind each, explain one, recall the user's notes, read a note's revisions, forget a user.",
                   on_list_tools=list_tools, on_call_tool=call_tool, on_list_resources=list_resources, on_list_resource_templates=list_templates, on_read_resource=read_resource)
 
-# %% ../../nbs/serve/68_mcp.ipynb #380af689
+# %% ../../nbs/serve/68_mcp.ipynb #b5b266ac
 def mcp_http(svc:Service, # the service whose calls the tools make
             )->tuple:
     "(the ASGI endpoint of `/mcp`, the app's lifespan that runs it): MCP's streamable HTTP, stateless with JSON answers, each request's key checked first as REST checks it."
@@ -185,7 +185,7 @@ def mcp_http(svc:Service, # the service whose calls the tools make
         async with sessions.run(): yield
     return Endpoint(), lifespan
 
-# %% ../../nbs/serve/68_mcp.ipynb #058667c6
+# %% ../../nbs/serve/68_mcp.ipynb #04f436e4
 def run_stdio(svc:Service, # the service whose calls the tools make
               key:Key=ADMIN, # every call's key
               wire_in:int|None=None, # file descriptor the client writes to (default: stdin)
