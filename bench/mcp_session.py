@@ -80,10 +80,14 @@ def main():
                         s = time.perf_counter(); await c.call_tool('recommend', ask); ts.append(time.perf_counter() - s)
                     return ts
         t_mcp = anyio.run(timed)
+        rpc = dict(jsonrpc='2.0', id=1, method='tools/call', params=dict(name='recommend', arguments=ask))   # one JSON-RPC POST, as a client of the 2025 protocol sends it to a stateless server
+        wire_headers = H(user_key) | {'Accept': 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-06-18'}
         with httpx.Client(headers=H(user_key), timeout=120) as h:
-            t_rest = []
+            t_rest, t_raw = [], []
             for _ in range(a.repeat):
                 s = time.perf_counter(); h.post(f'{url}/v1/recommend', json=ask); t_rest.append(time.perf_counter() - s)
+                s = time.perf_counter(); raw = h.post(f'{url}/mcp', json=rpc, headers=wire_headers); t_raw.append(time.perf_counter() - s)
+            assert raw.json()['result']['structuredContent'] == rest
     finally:
         server.should_exit = True; time.sleep(0.3); svc.close()
     ms = lambda ts: f"median {statistics.median(ts) * 1000:.1f} ms, max {max(ts) * 1000:.1f} ms"
@@ -103,12 +107,13 @@ def main():
              f"The same recommend over REST gave the same answer, value for value.", "",
              f"Ranked first: item {top} ({title.get(top, top)}); the held-out target was {case.target} ({title.get(str(case.target), case.target)}), "
              f"ranked {rec['ranking'].index(str(case.target)) + 1 if str(case.target) in rec['ranking'] else 'not'} of {len(rec['ranking'])}.", "",
-             f"Recommend, {a.repeat} calls each, one client, the same request: over MCP {ms(t_mcp)}; over REST {ms(t_rest)}.", "",
+             f"Recommend, {a.repeat} calls each, one client, the same request: over MCP with the SDK's client {ms(t_mcp)}; the same tool call as one "
+             f"JSON-RPC POST with httpx (no SDK on the client side) {ms(t_raw)}; over REST {ms(t_rest)}.", "",
              "Every JSON-RPC message on the wire (`->` client to server, `<-` back), as the SDK's client sent and received them; lists and objects "
              "cut to their first entries where marked `...`:", "", "```text"]
     lines += [show(d, m) for d, m in wire] + ["```", ""]
     lines += [f"The evidence paths behind item {top}, whole (`explain`):", "", "```json", json.dumps(exp['paths'], indent=1, ensure_ascii=False), "```", ""]
     Path(a.results, 'mcp_session.md').write_text('\n'.join(lines))
-    print(json.dumps(dict(user=me, top=top, target=str(case.target), mcp=ms(t_mcp), rest=ms(t_rest), messages=len(wire))))
+    print(json.dumps(dict(user=me, top=top, target=str(case.target), mcp=ms(t_mcp), raw=ms(t_raw), rest=ms(t_rest), messages=len(wire))))
 
 if __name__ == '__main__': main()
