@@ -15,7 +15,7 @@ from . import signals   # RECENCY
 __all__ = ['SOURCES', 'SOURCE_WEIGHTS', 'FUSION_K', 'SHORTLIST', 'COUNTING', 'Shortlist']
 
 # %% ../nbs/library/07c_candidates.ipynb #5c53ac03
-SOURCES = ('order', 'request', 'walk', 'transition', 'itemcf', 'pop')   # the shortlist's sources, in the order they are named
+SOURCES = ('order', 'request', 'walk', 'transition', 'itemcf', 'pop', 'content')   # the shortlist's sources, in the order they are named ('content': the floor, see `propose`)
 SOURCE_WEIGHTS = dict(order=2.0, request=1.0, walk=1.0, transition=1.0, itemcf=1.0, pop=0.5)   # each source's say in the fusion
 FUSION_K = 60        # reciprocal-rank fusion: rank r adds weight / (FUSION_K + r)
 SHORTLIST = 300      # items proposed by default
@@ -32,9 +32,12 @@ class Shortlist:
 # %% ../nbs/library/07c_candidates.ipynb #7e79051b
 @patch
 def catalogue(self:AtomRec)->list[str]:
-    "Every item a shortlist can propose, sorted: the item table's ids, or (without one) the items the user notes are about."
-    if self.items is not None: return sorted(str(i) for i in self.items.index)
-    return sorted(self._item_user_notes)
+    "Every item a shortlist can propose, sorted: the item table's ids, or (without one) the items the user notes are about. Kept until the items change (a service asks on every recommendation)."
+    n = len(self.items.index) if self.items is not None else len(self._item_user_notes)
+    at = (id(self.items), n)
+    if getattr(self, '_catalogue', (None, None))[0] != at:
+        self._catalogue = (at, sorted(str(i) for i in self.items.index) if self.items is not None else sorted(self._item_user_notes))
+    return self._catalogue[1]
 
 # %% ../nbs/library/07c_candidates.ipynb #a307dd9b
 @patch
@@ -71,6 +74,32 @@ def source_scores(self:AtomRec, user:str, # the user
     out['pop'] = pop
     return {s: out[s] for s in SOURCES if s in out}
 
+# %% ../nbs/library/07c_candidates.ipynb #895bcdd3
+@patch
+def support_gates(self:AtomRec, user:str, # the user
+                  items:list[str], # the catalogue (`catalogue()`)
+                  others_than:set, # users whose reading does not count (the user, and every user of the key that asks)
+                  k:int|None=None, # users needed (default: the memory's `crossing.k`)
+                  recent:int|None=None, # the user's latest items `transition` and `itemcf` start from (default: the config's `recent`)
+                 )->dict:
+    "Source name -> a mask over `items`: True where at least `k` users outside `others_than` back the item as that source uses it."
+    k = self.crossing.k if k is None else k
+    W = self.walk_index(); hist = self._seq_items.get(user, [])
+    rows = [W.row[u] for u in others_than if u in W.row]
+    X = W.by_user.copy(); X.data[np.concatenate([np.arange(X.indptr[r], X.indptr[r + 1]) for r in rows]).astype(int) if rows else []] = 0
+    X.eliminate_zeros(); Xc = X.tocsc()   # the incidence without their reading
+    at = np.array([{c: j for j, c in enumerate(items)}.get(c, -1) for c in W.items]); known = at >= 0
+    def over(v):   # walk columns -> catalogue places (items no one read: 0)
+        out = np.zeros(len(items)); out[at[known]] = v[known]; return out
+    def co_readers(its):   # per item: the most users outside `others_than` who read it and one of `its`
+        cols = [W.col[i] for i in its if i in W.col]
+        if not cols: return np.zeros(len(items))
+        return over(np.asarray((Xc.T @ Xc[:, cols]).max(1).todense()).ravel())
+    readers = over(np.asarray(Xc.sum(0)).ravel())
+    latest = co_readers(hist[-(recent or self.cfg.recent):])
+    return dict(order=readers >= k, pop=readers >= k, walk=co_readers(hist) >= k, transition=latest >= k, itemcf=latest >= k)
+
+
 # %% ../nbs/library/07c_candidates.ipynb #55c359c3
 @patch
 def propose(self:AtomRec, user:str, # the user
@@ -79,6 +108,7 @@ def propose(self:AtomRec, user:str, # the user
             rvec:np.ndarray|None=None, # the request's vector (computed from `request` if None)
             exclude_seen:bool=True, # leave out the items the user already has notes about
             weights:dict|None=None, # source -> weight in the fusion (default `SOURCE_WEIGHTS`)
+            shown_to:set|None=None, # the users of the key that asks (a service's caller): other users' reading proposes an item only if k of them did it (`support_gates`); None: no such rule
            )->Shortlist:
     "A shortlist of up to `n` items for `user` from the memory's sources, fused by reciprocal rank, with the sources behind each."
     if n < 1: raise AtomRecError(f"n={n}: a shortlist needs 1 item or more")
@@ -87,13 +117,31 @@ def propose(self:AtomRec, user:str, # the user
     seen = self._user_items.get(user, set()) if exclude_seen else set()
     keep = np.array([c not in seen for c in items])
     fused, by = np.zeros(len(items)), {}
+    gates = {} if shown_to is None else self.support_gates(user, items, {user, *shown_to})
     for s, v in self.source_scores(user, items, rvec).items():
-        v = np.where(keep, v.astype(np.float64), -np.inf)
+        v = np.where(keep & gates.get(s, True), v.astype(np.float64), -np.inf)
         if s in COUNTING: v[v <= 0] = -np.inf   # a counting source proposes only what it has evidence for
         top = np.argpartition(-v, min(n, len(v) - 1))[:n]; top = top[np.isfinite(v[top])]
         top = top[np.lexsort((top, -v[top]))]   # best first, ties: the lower catalogue place
         fused[top] += weights.get(s, 0.0) / (FUSION_K + 1 + np.arange(len(top)))
         for j in top: by.setdefault(j, []).append(s)
     cand = np.flatnonzero(fused > 0)
-    cand = cand[np.lexsort((cand, -fused[cand]))][:n]
+    cand = list(cand[np.lexsort((cand, -fused[cand]))][:n])
+    if len(cand) < n: cand += self._content_floor(user, items, np.flatnonzero(keep & (fused <= 0)), n - len(cand), by)
     return Shortlist(user, [items[j] for j in cand], {items[j]: by[j] for j in cand}, [float(fused[j]) for j in cand])
+
+@patch
+def _content_floor(self:AtomRec, user:str, items:list[str], # the catalogue
+                   rest:np.ndarray, # catalogue places no source proposed
+                   n:int, # places to fill
+                   by:dict, # catalogue place -> source names (filled in)
+                  )->list:
+    "The floor under the fusion: of `rest`, the `n` item notes nearest the user's latest notes (their own words and the public item notes: nothing of another user's)."
+    own = self.store.latest_of(user, self.cfg.recent, kind='user')
+    have = np.array([j for j in rest if self.item_note_id(items[j]) in self.store], dtype=int)
+    if not own or not len(have): return []
+    h = self.store.vectors([x.id for x in own]).mean(0)
+    sims = self.store.vectors([self.item_note_id(items[j]) for j in have]) @ h
+    out = [int(j) for j in have[np.lexsort((have, -sims))][:n]]
+    for j in out: by[j] = ['content']
+    return out

@@ -158,6 +158,7 @@ def recommend(self:AtomRec, user:str, # the user
               k:int|None=None, # items returned, best first (default: every candidate given; 10 without candidates)
               shortlist:int|None=None, # without candidates: items proposed before ranking (default `SHORTLIST`; at most the rank agent's `max_candidates`)
               exclude_seen:bool=True, # without candidates: leave out the items the user already has notes about
+              shown_to:set|None=None, # without candidates: the users of the key that asks (the shortlist keeps to what `k` other users back, `support_gates`); None: the library's own caller
              )->Recommendation:
     "Rank `candidates` (or a shortlist the memory proposes) for `user` from memory; returns ranking, scores and the evidence paths per item."
     if rvec is None and instruction: rvec = self.enc.encode_queries([instruction])[0]
@@ -172,7 +173,7 @@ def recommend(self:AtomRec, user:str, # the user
     else: candidates = [str(c) for c in candidates]
     with reading():   # the one read before the synthesis: the shortlist if any, the query and the retrieval
         if candidates is None:
-            proposed = self.propose(user, n, rvec=rvec, exclude_seen=exclude_seen)
+            proposed = self.propose(user, n, rvec=rvec, exclude_seen=exclude_seen, shown_to=shown_to)
             if not proposed.items: raise AtomRecError(f"nothing to propose to user {user!r}: the memory holds no item they have not seen; pass candidates")
             candidates = proposed.items
         query = self.query_text(user, instruction)

@@ -43,9 +43,9 @@ class Client:
     def event(self, event_id:str)->dict:
         "An event's status: pending, or applied with its note."
         return self._call('GET', f'/v1/events/{event_id}')
-    def recommend(self, user:str, candidates:list[str], request:str|None=None, min_version:int|None=None, wait:float=5.0)->dict:
-        "Ranking, scores, evidence paths and their notes, and the memory version read."
-        return self._call('POST', '/v1/recommend', json=dict(user=user, candidates=list(candidates), request=request, min_version=min_version, wait=wait))
+    def recommend(self, user:str, candidates:list[str]|None=None, request:str|None=None, min_version:int|None=None, wait:float=5.0, k:int|None=None)->dict:
+        "Ranking, scores, evidence paths and their notes, and the memory version read; without `candidates` the memory proposes them from its catalogue (and names each item's `sources`); `k`: how many come back."
+        return self._call('POST', '/v1/recommend', json=dict(user=user, candidates=None if candidates is None else list(candidates), k=k, request=request, min_version=min_version, wait=wait))
     def explain(self, user:str, item:str, candidates:list[str]|None=None, request:str|None=None, min_version:int|None=None, wait:float=5.0)->dict:
         "One candidate's rank, score and evidence."
         return self._call('POST', '/v1/explain', json=dict(user=user, item=item, candidates=candidates, request=request, min_version=min_version, wait=wait))

@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['ID_CHARS', 'Id', 'Text', 'MAX_EVENTS', 'MAX_CANDIDATES', 'MAX_EXTRA', 'RESERVED', 'FIXES', 'EventIn', 'EventsIn',
-           'RecommendIn', 'ExplainIn', 'ApiError', 'validation_error']
+           'ReadIn', 'RecommendIn', 'ExplainIn', 'ApiError', 'validation_error']
 
 # %% ../../nbs/serve/60c_requests.ipynb #483c474d
 import json
@@ -43,27 +43,32 @@ class EventsIn(BaseModel):
     model_config = ConfigDict(extra='forbid')
     events:Annotated[list[EventIn], Field(min_length=1, max_length=MAX_EVENTS)]
 
-def _unique(v:list)->list:
+def _unique(v:list|None)->list|None:
     seen = set()
-    for c in v:
+    for c in v or []:
         if c in seen: raise ValueError(f"candidate {quote(c)} repeats")
         seen.add(c)
     return v
 
-class RecommendIn(BaseModel):
-    "Rank candidates for a user."
+class ReadIn(BaseModel):
+    "What every ranking read takes: the user, their request, and the memory version to read."
     model_config = ConfigDict(extra='forbid')
     user:Id
-    candidates:Annotated[list[Id], Field(min_length=1, max_length=MAX_CANDIDATES)]
     request:Text(2000)|None = None     # the user's request, if any
     min_version:Annotated[int, Field(strict=True, ge=0)]|None = None   # wait until the memory holds this event (read-your-writes)
     wait:Annotated[float, Field(strict=True, ge=0, le=30, allow_inf_nan=False)] = 5.0   # longest wait for `min_version`, seconds
+
+class RecommendIn(ReadIn):
+    "Rank candidates for a user, or (without candidates) what the memory proposes from its whole catalogue."
+    candidates:Annotated[list[Id], Field(min_length=1, max_length=MAX_CANDIDATES)]|None = Field(None, description='items to rank; leave out to rank what the memory proposes from its whole catalogue (items the user has not read)')
+    k:Annotated[int, Field(strict=True, ge=1, le=MAX_CANDIDATES)]|None = Field(None, description='items returned, best first (default: every candidate; 10 without candidates)')
     _candidates = field_validator('candidates')(_unique)
 
-class ExplainIn(RecommendIn):
+class ExplainIn(ReadIn):
     "Why one candidate ranks where it does (among `candidates`, default: itself alone)."
     item:Id
     candidates:Annotated[list[Id], Field(min_length=1, max_length=MAX_CANDIDATES)]|None = None
+    _candidates = field_validator('candidates')(_unique)
 
 # %% ../../nbs/serve/60c_requests.ipynb #b916c79e
 FIXES = {

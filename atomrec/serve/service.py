@@ -317,29 +317,34 @@ def _ready(self, q:RecommendIn):
             raise ApiError(503, 'min_version', f"the memory holds events up to {self.applied}, not yet {q.min_version} (waited {q.wait:g} s)", "retry, or wait longer (wait, up to 30 s)")
 
 @patch_to(Service)
-def _check(self, key:Key, user:str, candidates:list[str]):
+def _check(self, key:Key, user:str, candidates:list[str]|None):
     if not key.may(user): raise ApiError(403, 'user', f"this key may not read user {quote(user)}", "use a key scoped to this user")
     if not self.memory.store.notes_of(user, kind='user'): raise ApiError(404, 'user', f"user {quote(user)} has no notes in this memory", "send events for the user first (POST /v1/events), or check the id")
-    for k, c in enumerate(candidates):
+    for k, c in enumerate(candidates or []):
         if self.memory.item_note_id(c) not in self.memory.store: raise ApiError(422, f'candidates.{k}', f"item {quote(c)} has no note in this memory", "rank items the memory knows (items of its events or its build)")
 
 @patch_to(Service)
-def _ranked(self, key:Key, user:str, candidates:list[str], request:str|None)->tuple:
-    "Rank: (version, recommendation, the notes its paths name). Under the read lock; with agents that call a model online, only the reads are (`_read_turn`: three, the first with the request's checks), the calls outside it."
+def _ranked(self, key:Key, user:str, candidates:list[str]|None, request:str|None,
+            k:int|None=None, # items returned (None: every candidate; 10 without candidates)
+           )->tuple:
+    "Rank: (version, recommendation, the notes its paths name). Under the read lock; with agents that call a model online, only the reads are (`_read_turn`: three, the first with the request's checks), the calls outside it. Without candidates the memory proposes them, keeping to what `k` users the key does not reach back (`AtomRec.support_gates`)."
+    how = dict(k=k, shown_to=None if key.admin else set(key.users))
+    if candidates is None and not (set(self.memory.catalogue()) - self.memory._user_items.get(user, set())):
+        raise ApiError(422, 'candidates', f"user {quote(user)} has read every item of this memory: nothing is left to propose", "send candidates")
     if not self.calls_online:
         with self._read_turn():
             self._check(key, user, candidates)
             version = self.applied
-            r = self.memory.recommend(user, candidates, request)
-            return (version, r) + self._shown(key, r, candidates)
+            r = self.memory.recommend(user, candidates, request, **how)
+            return (version, r) + self._shown(key, r, candidates, k)
     checked = []
     @contextmanager
     def reading():   # each read turn may wait for one write turn: as few as can be
         with self._read_turn():
             if not checked: self._check(key, user, candidates); checked.append(True)
             yield
-    r = self.memory.recommend(user, candidates, request, reading=reading)
-    with self._read_turn(): return (self.applied, r) + self._shown(key, r, candidates)
+    r = self.memory.recommend(user, candidates, request, reading=reading, **how)
+    with self._read_turn(): return (self.applied, r) + self._shown(key, r, candidates, k)
 
 @patch_to(Service)
 @contextmanager
@@ -349,9 +354,13 @@ def _read_turn(self):
 
 @patch_to(Service)
 def _shown(self, key:Key, r, # a `Recommendation`
-           candidates:list[str])->tuple:
+           candidates:list[str]|None, # the items handed (None: the memory proposed them)
+           k:int|None=None, # items asked for
+          )->tuple:
     "(paths, notes): the evidence paths as this key sees them, and every note they name; under the read lock. A path through a note no longer in the memory (forgotten since the ranking read it) is left out."
-    if r.ranking is None or sorted(r.ranking) != sorted(candidates):
+    pool = list(r.sources or []) if candidates is None else candidates   # what the rank agent was given
+    want = min(10 if candidates is None and k is None else k or len(pool), len(pool))
+    if r.ranking is None or len(r.ranking) != want or len(set(r.ranking)) != want or not set(r.ranking) <= set(pool):
         raise ApiError(502, 'ranking', "the rank agent gave no ranking of these candidates (its LLM call failed, or its answer named none of them)", "retry; /v1/stats counts these under llm")
     store = self.memory.store
     kept = {c: [p for p in ps if all(i in store for i in p['nodes'])] for c, ps in r.paths.items()}
@@ -385,8 +394,9 @@ def _aggregate(self, key:Key, p:dict, # an evidence path
 def recommend(self, key:Key, q:RecommendIn)->dict:
     "The ranking, scores, evidence paths with their notes, and the memory version they were read at."
     self._ready(q)
-    version, r, paths, notes = self._ranked(key, q.user, q.candidates, q.request)
-    return dict(user=q.user, ranking=r.ranking, scores=r.scores, paths=paths, notes=notes, facets=r.facets, version=version)
+    version, r, paths, notes = self._ranked(key, q.user, q.candidates, q.request, q.k)
+    proposed = {} if q.candidates is not None else dict(sources=r.sources)   # which of the memory's sources proposed each item
+    return dict(user=q.user, ranking=r.ranking, scores=r.scores, paths=paths, notes=notes, facets=r.facets, version=version, **proposed)
 
 @patch_to(Service)
 def explain(self, key:Key, q:ExplainIn)->dict:

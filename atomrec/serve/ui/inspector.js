@@ -289,12 +289,16 @@ function pathsGraph(cand, paths, notes) {   // each path hop by hop, the relatio
   return h('div', { class: 'graph' }, svg);
 }
 
-function parseQuery(q) { const p = new URLSearchParams(q || ''); return { c: (p.get('c') || '').split(/[\s,]+/).filter(Boolean), q: p.get('q') || '' }; }
+function parseQuery(q) {   // c: candidates; q: the request; k: how many come back (without candidates: from the whole catalogue)
+  const p = new URLSearchParams(q || ''), k = parseInt(p.get('k') || '', 10);
+  return { c: (p.get('c') || '').split(/[\s,]+/).filter(Boolean), q: p.get('q') || '', k: k >= 1 && k <= 100 ? k : null };
+}
 
 async function rankView(user, query) {
-  const { c, q } = parseQuery(query);
+  const { c, q, k } = parseQuery(query);
   const ids = h('textarea', { id: 'candidates', placeholder: 'item ids, separated by spaces, commas or lines', rows: 3 }, c.join(' '));
   const req = h('input', { type: 'text', id: 'request', value: q, placeholder: "the user's request (optional)" });
+  const many = h('input', { type: 'number', id: 'k', min: 1, max: 100, value: k || 10, style: 'width:5rem' });
   const picks = h('div', { class: 'picks', role: 'group', 'aria-label': 'pick candidates' });
   const current = () => ids.value.split(/[\s,]+/).filter(Boolean);
   const togglePick = item => {
@@ -311,21 +315,24 @@ async function rankView(user, query) {
     picks.append(...[...items].sort((a, b) => a.localeCompare(b, undefined, { numeric: true })).map(i => h('button', { type: 'button', 'data-item': i, 'aria-pressed': 'false', onclick: () => togglePick(i) }, i)));
     markPicks();
   } catch (e) { if (!(e instanceof ApiError)) throw e; picks.append(h('span', { class: 'empty' }, 'no items to pick from (paste ids)')); }
-  const form = h('form', { class: 'card', onsubmit: ev => {
+  const form = h('form', { class: 'card', onsubmit: ev => {   // no candidates: the memory proposes them from its whole catalogue
       ev.preventDefault();
-      const p = new URLSearchParams(); p.set('c', current().join(',')); if (req.value.trim()) p.set('q', req.value.trim());
+      const p = new URLSearchParams(); const cs = current(), n = parseInt(many.value, 10);
+      if (cs.length) p.set('c', cs.join(',')); if (req.value.trim()) p.set('q', req.value.trim()); if (n >= 1 && n <= 100) p.set('k', n);
       location.hash = `#/rank/${enc(user)}?${p}`; } },
-    h('label', { for: 'candidates' }, 'candidates', ids), h('div', { class: 'sub' }, 'pick:'), picks,
-    h('div', { class: 'inline', style: null }, h('label', { for: 'request', style: 'flex:1 1 16rem' }, 'request', req), h('button', { type: 'submit' }, 'Rank')));
+    h('label', { for: 'candidates' }, 'candidates (none: from the whole catalogue)', ids), h('div', { class: 'sub' }, 'pick:'), picks,
+    h('div', { class: 'inline', style: null }, h('label', { for: 'request', style: 'flex:1 1 16rem' }, 'request', req),
+      h('label', { for: 'k' }, 'how many', many), h('button', { type: 'submit' }, 'Rank')));
   const out = [h('h1', {}, `Why this ranking, for ${user}`), form];
-  if (c.length) out.push(...await ranked(user, c, q));
+  if (c.length || k) out.push(...await ranked(user, c.length ? c : null, q, k));
   return out;
 }
 
-async function ranked(user, candidates, request) {
-  const r = await api('POST', '/v1/recommend', { user, candidates, request: request || null });
+async function ranked(user, candidates, request, k) {
+  const r = await api('POST', '/v1/recommend', { user, candidates, request: request || null, k: k || null });
   const top = Math.max(...r.scores.map(Math.abs), 1e-9);
-  return [h('h2', {}, `Ranking of ${r.ranking.length} candidates`),
+  const from = r.sources || null;   // proposed by the memory: which of its sources named each item
+  return [h('h2', {}, from ? `The first ${r.ranking.length} of the whole catalogue` : `Ranking of ${r.ranking.length} candidates`),
     h('p', { class: 'sub', id: 'ranked' }, `read at memory version ${r.version}` + (request ? ` · request: “${request}”` : '')),
     (r.facets || []).length ? h('div', { class: 'facets' }, h('span', { class: 'sub' }, 'preference facets: '), (r.facets || []).slice(0, 12).map(([f, w]) => h('span', { class: 'chip kw', title: `weight ${w}` }, f))) : null,
     h('ol', { class: 'ranking', id: 'ranking' }, r.ranking.map((cand, k) => {
@@ -333,7 +340,8 @@ async function ranked(user, candidates, request) {
       return h('li', { 'data-candidate': cand, 'data-rank': k + 1, 'data-score': r.scores[k] },
         h('details', { open: k < 3 },
           h('summary', {}, h('span', { class: 'rank' }, k + 1), h('span', { class: 'item' }, cand), h('span', { class: 'scorebar', 'aria-hidden': 'true' }, h('span', { style: `width:${Math.max(0, r.scores[k]) / top * 100}%` })),
-            h('span', { class: 'score' }, r.scores[k].toFixed(4)), h('span', { class: 'npaths' }, `${paths.length} path${paths.length === 1 ? '' : 's'}`)),
+            h('span', { class: 'score' }, r.scores[k].toFixed(4)), h('span', { class: 'npaths' }, `${paths.length} path${paths.length === 1 ? '' : 's'}`),
+            from ? h('span', { class: 'sources', title: 'the memory\'s sources that proposed it' }, (from[cand] || []).map(s => h('span', { class: 'chip src' }, s))) : null),
           paths.length ? pathsGraph(cand, paths, r.notes) : h('p', { class: 'empty' }, 'no evidence path')));
     }))];
 }
