@@ -55,6 +55,7 @@ class EvidencePath(_Out):
 class Ranked(_Out):
     "The ranking, a score per item, evidence paths per item, the notes they name, and the memory version read."
     user:str; ranking:list[str]; scores:list[float]; paths:dict[str, list[EvidencePath]]; notes:dict[str, dict]; version:int
+    sources:dict[str, list[str]]|None = None   # without candidates: the memory's sources that proposed each item
 class Explained(_Out):
     "One item's rank, score and evidence paths, with the notes they name."
     user:str; item:str; rank:int; score:float; paths:list[EvidencePath]; notes:dict[str, dict]; version:int
@@ -86,7 +87,7 @@ class Face:
 FACES = [
     Face('remember', 'POST /v1/events', "Remember events for users: each an interaction (item, timestamp, optional rating and review) under the client's own event id; durable when this returns, applied in the background; an id sent again is stored once. Pass the answer's accepted_version as min_version to read your writes.",
          EventsIn, Remembered, _hints('Remember events', reads=False), lambda s, k, q: s.add(k, q.events)),
-    Face('recommend', 'POST /v1/recommend', "Rank items for a user: the candidates given" + ("" if RecommendIn.model_fields['candidates'].is_required() else ", or without candidates what the memory proposes from its whole catalogue (k: how many)") + "; a score per item and the evidence paths behind each: the notes of the user's memory they go through and the relation of each step.",
+    Face('recommend', 'POST /v1/recommend', "Rank items for a user: the candidates given, or without candidates what the memory proposes from its whole catalogue (k: how many, best first); a score per item and the evidence paths behind each: the notes of the user's memory they go through and the relation of each step.",
          RecommendIn, Ranked, _hints('Recommend with evidence', reads=True), lambda s, k, q: s.recommend(k, q)),
     Face('explain', 'POST /v1/explain', "Why one item ranks where it does among candidates (default: itself alone): its rank, score and evidence paths.",
          ExplainIn, Explained, _hints('Explain a recommendation', reads=True), lambda s, k, q: s.explain(k, q)),
