@@ -14,7 +14,7 @@ $(STAMP): settings.ini setup.py
 	$(BIN)/python -m pip install -q -U pip
 	# torch first, pinned to the CPU build: an unpinned torch pulls a multi-GB CUDA build
 	$(BIN)/python -m pip install -q torch==2.13.0
-	$(BIN)/python -m pip install -q -e ".[dev]"
+	$(BIN)/python -m pip install -q -e ".[dev,mcp]"   # mcp: the MCP faces, whose tests run in `make test`
 	touch $(STAMP)
 
 install: $(STAMP)

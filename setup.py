@@ -28,6 +28,8 @@ dev_requirements = shlex.split(cfg.get('dev_requirements', ''))
 llm_requirements = ['llama-cpp-python[server]']
 # a study's runs as Ray tasks on a cluster (`atomrec experiments --ray`): optional
 ray_requirements = ['ray[default,data]==2.60.0']
+# the Model Context Protocol faces (`atomrec mcp`, `atomrec serve --mcp`): optional, installed by `make test`
+mcp_requirements = shlex.split(cfg.get('mcp_requirements', ''))
 
 setuptools.setup(
     name = cfg['lib_name'],
@@ -41,7 +43,7 @@ setuptools.setup(
     packages = setuptools.find_packages(),
     include_package_data = True,
     install_requires = requirements,
-    extras_require={ 'dev': dev_requirements, 'llm': llm_requirements, 'ray': ray_requirements },
+    extras_require={ 'dev': dev_requirements, 'llm': llm_requirements, 'ray': ray_requirements, 'mcp': mcp_requirements },
     dependency_links = cfg.get('dep_links','').split(),
     python_requires  = '>=' + cfg['min_python'],
     long_description = open('README.md', encoding='utf-8').read(),

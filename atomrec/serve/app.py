@@ -12,9 +12,10 @@ import json, time, threading
 from pathlib import Path
 from typing import Annotated
 import pandas as pd
-from fastapi import FastAPI, Depends, Header, Path as PathParam
+from fastapi import FastAPI, Depends, Header, Path as PathParam, Query
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.routing import Route
 from ..core import *
 from ..memory import AtomRec
 from .inspector import add_inspector
@@ -60,16 +61,18 @@ class _TooLarge(Exception): pass
 # %% ../../nbs/serve/61_app.ipynb #1b0fe784
 def create_app(svc:Service, # the service to expose
                max_body:int=1 << 20, # largest request body, bytes
+               mcp:bool=False, # also serve the MCP tools at `/mcp` (streamable HTTP, the same keys; needs the `mcp` extra: `atomrec.serve.mcp`)
               )->FastAPI:
-    "The FastAPI app of a `Service`: versioned routes, keys, limits, errors as JSON with the fix."
-    app = FastAPI(title='AtomRec', version='1', description='A live AtomRec memory: add events (durable, applied in the background), recommend with evidence, explain, read notes and their history, forget a user.')
+    "The FastAPI app of a `Service`: versioned routes, keys, limits, errors as JSON with the fix (and, with `mcp`, the same calls as MCP tools)."
+    endpoint, lifespan = None, None
+    if mcp:
+        from atomrec.serve.mcp import mcp_http   # the MCP SDK loads only when asked for
+        endpoint, lifespan = mcp_http(svc)
+    app = FastAPI(title='AtomRec', version='1', description='A live AtomRec memory: add events (durable, applied in the background), recommend with evidence, explain, read notes and their history, forget a user.', lifespan=lifespan)
     app.exception_handler(RequestValidationError)(lambda r, e: validation_error(e))
     app.exception_handler(ApiError)(lambda r, e: _error(e.status, e.problem, e.fix, [dict(field=e.field, problem=e.problem, fix=e.fix)]))
     async def caller(authorization:Annotated[str|None, Header(description='Bearer KEY')]=None)->Key:   # a lookup: on the event loop, not a worker thread
-        if svc.keys is None: return ADMIN
-        k = (authorization or '')[7:] if (authorization or '').startswith('Bearer ') else None
-        if not k or k not in svc.keys: raise ApiError(401, 'Authorization', 'missing or unknown API key', "send the header 'Authorization: Bearer KEY'")
-        return svc.keys[k]
+        return svc.caller(authorization)
     K = Annotated[Key, Depends(caller)]
     UserId = Annotated[str, PathParam(pattern=r'^[A-Za-z0-9_.:@+=~-]{1,128}$')]
     NoteId = Annotated[str, PathParam(pattern=r'^[A-Za-z0-9_.:@+=~-]{1,300}$')]
@@ -82,8 +85,10 @@ def create_app(svc:Service, # the service to expose
     def recommend(body:RecommendIn, key:K): return JSONResponse(svc.recommend(key, body))
     @app.post('/v1/explain', summary="One candidate's rank, score and evidence")
     def explain(body:ExplainIn, key:K): return JSONResponse(svc.explain(key, body))
-    @app.get('/v1/users/{user}/notes', summary="A user's notes, oldest first")
-    def user_notes(user:UserId, key:K): return JSONResponse(svc.user_notes(key, user))
+    @app.get('/v1/users/{user}/notes', summary="A user's notes, oldest first (newest first, or the closest to a query first)")
+    def user_notes(user:UserId, key:K, query:Annotated[str|None, Query(max_length=2000, pattern=r'^[^\x00]*$', description='closest to this text first, each note with its score')]=None,
+                   limit:Annotated[int|None, Query(ge=1, le=100_000, description='at most this many notes')]=None, newest:Annotated[bool, Query(description='newest first')]=False):
+        return JSONResponse(svc.user_notes(key, user, query, limit, newest))
     @app.delete('/v1/users/{user}', summary='Forget a user: notes, links to them, index entries, history, events')
     def forget(user:UserId, key:K): return JSONResponse(svc.forget(key, user))
     @app.get('/v1/notes/{note_id}', summary='One note and its revision history')
@@ -93,6 +98,7 @@ def create_app(svc:Service, # the service to expose
     @app.get('/v1/stats', summary='Queue depth, versions, memory size, writer throughput, latency percentiles, LLM ledger')
     def stats(key:K): return JSONResponse(svc.stats(key))
     add_inspector(app)   # the web inspector at /ui/: static files; every call it makes is one of the routes above, with the caller's key
+    if endpoint is not None: app.router.routes.append(Route('/mcp', endpoint=endpoint, methods=['GET', 'POST', 'DELETE']))   # behind the same guard (body limit, timing) and keys
     return Guard(app, max_body, svc.latency)
 
 # %% ../../nbs/serve/61_app.ipynb #9b5868d1
@@ -140,12 +146,13 @@ def uvicorn_server(svc:Service, # the service to expose
                    port:int=0, # port (0: any free one)
                    max_body:int=1 << 20, # largest request body, bytes
                    log_level:str='warning', # uvicorn's log level
+                   mcp:bool=False, # also serve the MCP tools at `/mcp`
                   ):
     "A uvicorn server for `svc` that ends on SIGTERM or Ctrl-C by returning (so the writer stops and the memory checkpoints after), not by re-raising the signal."
     import uvicorn
     class Server(uvicorn.Server):
         def handle_exit(self, sig, frame): super().handle_exit(sig, frame); self._captured_signals.clear()
-    return Server(uvicorn.Config(create_app(svc, max_body), host=host, port=port, log_level=log_level, lifespan='off', ws='none'))   # no websockets: their protocol's imports are not paid at start
+    return Server(uvicorn.Config(create_app(svc, max_body, mcp), host=host, port=port, log_level=log_level, lifespan='on' if mcp else 'off', ws='none'))   # no websockets: their protocol's imports are not paid at start; the MCP session manager runs in the app's lifespan
 
 def serving_url(server, svc:Service, host:str)->str:
     "Wait until `server` answers, start warming the encoder's model, and return its base url (the port it really got)."
@@ -153,8 +160,8 @@ def serving_url(server, svc:Service, host:str)->str:
     svc.warm_model()   # the encoder's model loads once the service answers
     return f'http://{host}:{server.servers[0].sockets[0].getsockname()[1]}'
 
-def start(svc:Service, host:str='127.0.0.1', port:int=0, max_body:int=1 << 20):
-    "Run the service's app with uvicorn on a thread; returns (server, base url). Stop with `server.should_exit = True`."
-    server = uvicorn_server(svc, host, port, max_body)
+def start(svc:Service, host:str='127.0.0.1', port:int=0, max_body:int=1 << 20, mcp:bool=False):
+    "Run the service's app with uvicorn on a thread (with `mcp`, the MCP tools at `/mcp` too); returns (server, base url). Stop with `server.should_exit = True`."
+    server = uvicorn_server(svc, host, port, max_body, mcp=mcp)
     threading.Thread(target=server.run, daemon=True).start()
     return server, serving_url(server, svc, host)

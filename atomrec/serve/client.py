@@ -49,9 +49,10 @@ class Client:
     def explain(self, user:str, item:str, candidates:list[str]|None=None, request:str|None=None, min_version:int|None=None, wait:float=5.0)->dict:
         "One candidate's rank, score and evidence."
         return self._call('POST', '/v1/explain', json=dict(user=user, item=item, candidates=candidates, request=request, min_version=min_version, wait=wait))
-    def notes(self, user:str)->dict:
-        "A user's notes, oldest first."
-        return self._call('GET', f'/v1/users/{user}/notes')
+    def notes(self, user:str, query:str|None=None, limit:int|None=None, newest:bool=False)->dict:
+        "A user's notes, oldest first (`newest` first, or the closest to `query` first, each with its score), at most `limit`."
+        ps = {k: v for k, v in dict(query=query, limit=limit, newest='true' if newest else None).items() if v is not None}
+        return self._call('GET', f'/v1/users/{user}/notes', params=ps)
     def note(self, note_id:str)->dict:
         "One note and its revision history."
         return self._call('GET', f'/v1/notes/{note_id}')

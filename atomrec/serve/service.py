@@ -291,6 +291,15 @@ def add(self, key:Key, events:list[EventIn])->dict:
     return dict(accepted=[dict(id=e.id, seq=s, repeat=r) for e, (s, r) in zip(events, out)], accepted_version=self.events.last)
 
 @patch_to(Service)
+def caller(self, authorization:str|None, # the request's `Authorization` header
+          )->Key:
+    "The `Key` an `Authorization: Bearer KEY` header names (every caller is admin when the service runs without keys); a 401 for a missing or unknown key. REST and MCP calls both go through it."
+    if self.keys is None: return ADMIN
+    k = authorization[7:] if authorization and authorization.startswith('Bearer ') else None
+    if not k or k not in self.keys: raise ApiError(401, 'Authorization', 'missing or unknown API key', "send the header 'Authorization: Bearer KEY'")
+    return self.keys[k]
+
+@patch_to(Service)
 def status(self, key:Key, event_id:str)->dict:
     "An event's state: pending, or applied with the note it became."
     e = self.events.get(event_id, None if key.admin else key.users)   # an id is its user's own: another user's event under it is not this key's to find
@@ -402,13 +411,25 @@ def explain(self, key:Key, q:ExplainIn)->dict:
 
 # %% ../../nbs/serve/60e_service.ipynb #fc861340
 @patch_to(Service)
-def user_notes(self, key:Key, user:str)->dict:
-    "A user's notes, oldest first."
+def user_notes(self, key:Key, user:str,
+               query:str|None=None, # order the notes by how close each is to this text (cosine of the note's vector and the query's), closest first, each with its `score`
+               limit:int|None=None, # at most this many notes (None: all)
+               newest:bool=False, # newest first (without `query`); default oldest first
+              )->dict:
+    "A user's notes, oldest first (or newest first, or closest to `query` first), at most `limit` of them."
     if not key.may(user): raise ApiError(403, 'user', f"this key may not read user {quote(user)}", "use a key scoped to this user")
+    q = self.memory.enc.encode_queries([query])[0] if query else None   # the encoder runs outside the lock
     with self.rw.read():
         ns = self.memory.store.notes_of(user, kind='user')
         if not ns: raise ApiError(404, 'user', f"user {quote(user)} has no notes in this memory", "send events for the user first, or check the id")
-        return dict(user=user, notes=[self.note_view(key, n.id) for n in ns], version=self.applied)
+        if q is None: ns, scores = (ns[::-1] if newest else ns)[:limit], None
+        else:
+            s = self.memory.store.vectors([n.id for n in ns]) @ q
+            order = np.argsort(-s, kind='stable')[:limit]
+            ns, scores = [ns[k] for k in order], [round(float(s[k]), 4) for k in order]
+        views = [self.note_view(key, n.id) for n in ns]
+        if scores is not None: views = [dict(v, score=x) for v, x in zip(views, scores)]
+        return dict(user=user, notes=views, version=self.applied)
 
 def _fields(s:str, seen)->dict:
     "A log row's fields, links only to the notes `seen` says the caller may read (the rest counted)."
