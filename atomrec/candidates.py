@@ -13,13 +13,14 @@ from .write import AtomRec
 from . import signals   # RECENCY
 
 # %% auto #0
-__all__ = ['SOURCES', 'SOURCE_WEIGHTS', 'FUSION_K', 'SHORTLIST', 'COUNTING', 'Shortlist']
+__all__ = ['SOURCES', 'SOURCE_WEIGHTS', 'FUSION_K', 'SHORTLIST', 'RANKED', 'COUNTING', 'Shortlist']
 
 # %% ../nbs/library/07c_candidates.ipynb #5c53ac03
 SOURCES = ('order', 'request', 'walk', 'transition', 'itemcf', 'pop', 'content')   # the shortlist's sources, in the order they are named ('content': the floor, see `propose`)
 SOURCE_WEIGHTS = dict(order=2.0, request=1.0, walk=1.0, transition=1.0, itemcf=1.0, pop=0.5)   # each source's say in the fusion
 FUSION_K = 60        # reciprocal-rank fusion: rank r adds weight / (FUSION_K + r)
 SHORTLIST = 300      # items proposed by default
+RANKED = 100         # items a recommendation without candidates proposes and ranks (the rank agent reads each; see below)
 COUNTING = ('walk', 'transition', 'itemcf', 'pop')   # sources whose zero means "no evidence": they propose only items scored above it
 
 @dataclass

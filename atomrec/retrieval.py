@@ -14,7 +14,7 @@ from .index import SeedIndex, load_centroids
 from .agents import Evidence, EvidencePath
 from .write import AtomRec
 from . import signals   # NEXT_WINDOW, RECENCY, link_target
-from .candidates import SHORTLIST   # a shortlist's default size (`propose`, which recommend calls without candidates)
+from .candidates import RANKED   # the shortlist a recommendation without candidates ranks (`propose`)
 
 # %% auto #0
 __all__ = ['Recommendation']
@@ -156,7 +156,7 @@ def recommend(self:AtomRec, user:str, # the user
               rvec:np.ndarray|None=None, # the request's own vector (computed if None and there is a request)
               reading=nullcontext, # every read happens inside `with reading():`, the agents' calls outside (a service passes its read lock; the default holds nothing)
               k:int|None=None, # items returned, best first (default: every candidate given; 10 without candidates)
-              shortlist:int|None=None, # without candidates: items proposed before ranking (default `SHORTLIST`; at most the rank agent's `max_candidates`)
+              shortlist:int|None=None, # without candidates: items proposed and ranked (default `RANKED`; at most the rank agent's `max_candidates`)
               exclude_seen:bool=True, # without candidates: leave out the items the user already has notes about
               shown_to:set|None=None, # without candidates: the users of the key that asks (the shortlist keeps to what `k` other users back, `support_gates`); None: the library's own caller
              )->Recommendation:
@@ -167,7 +167,7 @@ def recommend(self:AtomRec, user:str, # the user
         k = 10 if k is None else k
         if k < 1: raise AtomRecError(f"k={k}: a recommendation returns 1 item or more")
         cap = getattr(self.rec, 'max_candidates', None)   # an LLM rank agent reads a list it can read
-        n = shortlist or SHORTLIST
+        n = shortlist or RANKED
         if cap: n = min(n, cap)
         n = max(n, k)   # never fewer than asked for
     else: candidates = [str(c) for c in candidates]
