@@ -138,14 +138,18 @@ def support_gates(self:AtomRec, user:str, # the user
     at = np.array([col.get(c, -1) for c in W.items]); known = at >= 0
     def over(v):   # walk columns -> catalogue places (items no one read: 0)
         out = np.zeros(len(items)); out[at[known]] = v[known]; return out
-    def co_readers(its):   # per item: the most users outside `others_than` who read it and one of `its`
-        cols = [W.col[i] for i in its if i in W.col]
-        if not cols: return np.zeros(len(items))
-        R = W.by_item[:, cols]; R.data[np.isin(R.indices, drop)] = 0   # the readers of each (a copy), without theirs
-        return over(np.asarray((W.by_user.T @ R).max(1).todense()).ravel())
+    mine = sorted({W.col[i] for i in hist if i in W.col}); latest = sorted({W.col[i] for i in hist[-(recent or self.cfg.recent):] if i in W.col})
+    C = None
+    if mine:
+        R = W.by_item[:, mine]; R.data[np.isin(R.indices, drop)] = 0   # the readers of each of the user's items (a copy), without theirs
+        C = (W.by_user.T @ R).tocsc()   # item x the user's item: the users outside `others_than` who read both
+    def co_readers(cols):   # per item: the most such users with one of `cols`
+        if C is None or not cols: return np.zeros(len(items))
+        at_col = {c: j for j, c in enumerate(mine)}
+        return over(np.asarray(C[:, [at_col[c] for c in cols]].max(1).todense()).ravel())
     readers = over(W.readers - (np.asarray(W.by_user[drop].sum(0)).ravel() if len(drop) else 0))
-    latest = co_readers(hist[-(recent or self.cfg.recent):])
-    return dict(order=readers >= k, pop=readers >= k, walk=co_readers(hist) >= k, transition=latest >= k, itemcf=latest >= k)
+    near = co_readers(latest)
+    return dict(order=readers >= k, pop=readers >= k, walk=co_readers(mine) >= k, transition=near >= k, itemcf=near >= k)
 
 
 # %% ../nbs/library/07c_candidates.ipynb #55c359c3
