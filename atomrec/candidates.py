@@ -12,7 +12,7 @@ from .write import AtomRec
 from . import signals   # RECENCY
 
 # %% auto #0
-__all__ = ['SOURCES', 'SOURCE_WEIGHTS', 'FUSION_K', 'SHORTLIST', 'COUNTING', 'Shortlist']
+__all__ = ['SOURCES', 'SOURCE_WEIGHTS', 'FUSION_K', 'SHORTLIST', 'COUNTING', 'Shortlist', 'fuse']
 
 # %% ../nbs/library/07c_candidates.ipynb #5c53ac03
 SOURCES = ('order', 'request', 'walk', 'transition', 'itemcf', 'pop')   # the shortlist's sources, in the order they are named
@@ -71,6 +71,36 @@ def source_scores(self:AtomRec, user:str, # the user
     out['pop'] = pop
     return {s: out[s] for s in SOURCES if s in out}
 
+# %% ../nbs/library/07c_candidates.ipynb #3b590efe
+@patch
+def source_ranks(self:AtomRec, user:str, # the user
+                 n:int|None=None, # each source's first `n` items count (None: every item it proposes)
+                 rvec:np.ndarray|None=None, # the request's vector (None: no request)
+                 exclude_seen:bool=True, # leave out the items the user already has notes about
+                )->tuple:
+    "(the catalogue, source name -> each item's place among the first `n` the source proposes, 0 best, -1 beyond them or not proposed)."
+    items = self.catalogue(); n = n or len(items)
+    seen = self._user_items.get(user, set()) if exclude_seen else set()
+    keep = np.array([c not in seen for c in items])
+    out = {}
+    for s, v in self.source_scores(user, items, rvec).items():
+        v = np.where(keep, v.astype(np.float64), -np.inf)
+        if s in COUNTING: v[v <= 0] = -np.inf   # a counting source proposes only what it has evidence for
+        top = np.argpartition(-v, min(n, len(v) - 1))[:n]; top = top[np.isfinite(v[top])]
+        top = top[np.lexsort((top, -v[top]))]   # best first, ties: the lower catalogue place
+        r = np.full(len(items), -1, np.int64); r[top] = np.arange(len(top)); out[s] = r
+    return items, out
+
+def fuse(ranks:dict, # source name -> each item's place (`source_ranks`)
+         weights:dict, # source name -> its say (missing: 0)
+        )->np.ndarray:
+    "Each item's reciprocal-rank fusion: `weight / (FUSION_K + 1 + place)` summed over the sources that propose it (0: none does)."
+    fused = np.zeros(len(next(iter(ranks.values())))) if ranks else np.zeros(0)
+    for s, r in ranks.items():
+        m = r >= 0; fused[m] += weights.get(s, 0.0) / (FUSION_K + 1 + r[m])
+    return fused
+
+
 # %% ../nbs/library/07c_candidates.ipynb #55c359c3
 @patch
 def propose(self:AtomRec, user:str, # the user
@@ -83,17 +113,9 @@ def propose(self:AtomRec, user:str, # the user
     "A shortlist of up to `n` items for `user` from the memory's sources, fused by reciprocal rank, with the sources behind each."
     if n < 1: raise AtomRecError(f"n={n}: a shortlist needs 1 item or more")
     if rvec is None and request: rvec = self.enc.encode_queries([request])[0]
-    items = self.catalogue(); weights = {**SOURCE_WEIGHTS, **(weights or {})}
-    seen = self._user_items.get(user, set()) if exclude_seen else set()
-    keep = np.array([c not in seen for c in items])
-    fused, by = np.zeros(len(items)), {}
-    for s, v in self.source_scores(user, items, rvec).items():
-        v = np.where(keep, v.astype(np.float64), -np.inf)
-        if s in COUNTING: v[v <= 0] = -np.inf   # a counting source proposes only what it has evidence for
-        top = np.argpartition(-v, min(n, len(v) - 1))[:n]; top = top[np.isfinite(v[top])]
-        top = top[np.lexsort((top, -v[top]))]   # best first, ties: the lower catalogue place
-        fused[top] += weights.get(s, 0.0) / (FUSION_K + 1 + np.arange(len(top)))
-        for j in top: by.setdefault(j, []).append(s)
+    items, ranks = self.source_ranks(user, n, rvec, exclude_seen)
+    fused = fuse(ranks, {**SOURCE_WEIGHTS, **(weights or {})})
     cand = np.flatnonzero(fused > 0)
     cand = cand[np.lexsort((cand, -fused[cand]))][:n]
-    return Shortlist(user, [items[j] for j in cand], {items[j]: by[j] for j in cand}, [float(fused[j]) for j in cand])
+    return Shortlist(user, [items[j] for j in cand], {items[j]: [s for s, r in ranks.items() if r[j] >= 0] for j in cand}, [float(fused[j]) for j in cand])
+
