@@ -71,7 +71,7 @@ def source_scores(self:AtomRec, user:str, # the user
     out['pop'] = pop
     return {s: out[s] for s in SOURCES if s in out}
 
-# %% ../nbs/library/07c_candidates.ipynb #3b590efe
+# %% ../nbs/library/07c_candidates.ipynb #6d948170
 @patch
 def source_ranks(self:AtomRec, user:str, # the user
                  n:int|None=None, # each source's first `n` items count (None: every item it proposes)
