@@ -13,7 +13,7 @@ from .write import AtomRec
 from . import signals   # RECENCY
 
 # %% auto #0
-__all__ = ['SOURCES', 'SOURCE_WEIGHTS', 'FUSION_K', 'SHORTLIST', 'RANKED', 'COUNTING', 'Shortlist']
+__all__ = ['SOURCES', 'SOURCE_WEIGHTS', 'FUSION_K', 'SHORTLIST', 'RANKED', 'COUNTING', 'Shortlist', 'fuse']
 
 # %% ../nbs/library/07c_candidates.ipynb #5c53ac03
 SOURCES = ('order', 'request', 'walk', 'transition', 'itemcf', 'pop', 'content')   # the shortlist's sources, in the order they are named ('content': the floor, see `propose`)
@@ -152,6 +152,45 @@ def support_gates(self:AtomRec, user:str, # the user
     return dict(order=readers >= k, pop=readers >= k, walk=co_readers(mine) >= k, transition=near >= k, itemcf=near >= k)
 
 
+# %% ../nbs/library/07c_candidates.ipynb #6d948170
+@patch
+def source_ranks(self:AtomRec, user:str, # the user
+                 n:int|None=None, # each source's first `n` items count (None: every item it proposes)
+                 rvec:np.ndarray|None=None, # the request's vector (None: no request)
+                 exclude_seen:bool=True, # leave out the items the user already has notes about
+                 shown_to:set|None=None, # the users of the key that asks: other users' reading places an item only if k of them back it (`support_gates`); None: no such rule
+                )->tuple:
+    "(the catalogue, source name -> each item's place among the first `n` the source proposes, 0 best, -1 beyond them or not proposed)."
+    items = self.catalogue(); n = n or len(items)
+    keep = self._unseen(user, items) if exclude_seen else np.ones(len(items), bool)
+    gates = {} if shown_to is None else self.support_gates(user, items, {user, *shown_to})
+    out = {}
+    for s, v in self.source_scores(user, items, rvec).items():
+        v = np.where(keep & gates.get(s, True), v.astype(np.float64), -np.inf)
+        if s in COUNTING: v[v <= 0] = -np.inf   # a counting source proposes only what it has evidence for
+        top = np.argpartition(-v, min(n, len(v) - 1))[:n]; top = top[np.isfinite(v[top])]
+        top = top[np.lexsort((top, -v[top]))]   # best first, ties: the lower catalogue place
+        r = np.full(len(items), -1, np.int64); r[top] = np.arange(len(top)); out[s] = r
+    return items, out
+
+@patch
+def _unseen(self:AtomRec, user:str, items:list[str], # the catalogue
+           )->np.ndarray:
+    "A mask over `items`: True where the user has no note about the item."
+    col, _ = self._places(items, self.walk_index())
+    keep = np.ones(len(items), bool); keep[[col[c] for c in self._user_items.get(user, ()) if c in col]] = False
+    return keep
+
+def fuse(ranks:dict, # source name -> each item's place (`source_ranks`)
+         weights:dict, # source name -> its say (missing: 0)
+        )->np.ndarray:
+    "Each item's reciprocal-rank fusion: `weight / (FUSION_K + 1 + place)` summed over the sources that propose it (0: none does)."
+    fused = np.zeros(len(next(iter(ranks.values())))) if ranks else np.zeros(0)
+    for s, r in ranks.items():
+        m = r >= 0; fused[m] += weights.get(s, 0.0) / (FUSION_K + 1 + r[m])
+    return fused
+
+
 # %% ../nbs/library/07c_candidates.ipynb #55c359c3
 @patch
 def propose(self:AtomRec, user:str, # the user
@@ -165,22 +204,14 @@ def propose(self:AtomRec, user:str, # the user
     "A shortlist of up to `n` items for `user` from the memory's sources, fused by reciprocal rank, with the sources behind each."
     if n < 1: raise AtomRecError(f"n={n}: a shortlist needs 1 item or more")
     if rvec is None and request: rvec = self.enc.encode_queries([request])[0]
-    items = self.catalogue(); weights = {**SOURCE_WEIGHTS, **(weights or {})}
-    seen = self._user_items.get(user, set()) if exclude_seen else set()
-    col, _ = self._places(items, self.walk_index())
-    keep = np.ones(len(items), bool); keep[[col[c] for c in seen if c in col]] = False
-    fused, by = np.zeros(len(items)), {}
-    gates = {} if shown_to is None else self.support_gates(user, items, {user, *shown_to})
-    for s, v in self.source_scores(user, items, rvec).items():
-        v = np.where(keep & gates.get(s, True), v.astype(np.float64), -np.inf)
-        if s in COUNTING: v[v <= 0] = -np.inf   # a counting source proposes only what it has evidence for
-        top = np.argpartition(-v, min(n, len(v) - 1))[:n]; top = top[np.isfinite(v[top])]
-        top = top[np.lexsort((top, -v[top]))]   # best first, ties: the lower catalogue place
-        fused[top] += weights.get(s, 0.0) / (FUSION_K + 1 + np.arange(len(top)))
-        for j in top: by.setdefault(j, []).append(s)
+    items, ranks = self.source_ranks(user, n, rvec, exclude_seen, shown_to)
+    fused = fuse(ranks, {**SOURCE_WEIGHTS, **(weights or {})})
     cand = np.flatnonzero(fused > 0)
     cand = list(cand[np.lexsort((cand, -fused[cand]))][:n])
-    if len(cand) < n: cand += self._content_floor(user, items, np.flatnonzero(keep & (fused <= 0)), n - len(cand), by)
+    by = {j: [s for s, r in ranks.items() if r[j] >= 0] for j in cand}
+    if len(cand) < n:
+        keep = self._unseen(user, items) if exclude_seen else np.ones(len(items), bool)
+        cand += self._content_floor(user, items, np.flatnonzero(keep & (fused <= 0)), n - len(cand), by)
     return Shortlist(user, [items[j] for j in cand], {items[j]: by[j] for j in cand}, [float(fused[j]) for j in cand])
 
 @patch

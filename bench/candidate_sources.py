@@ -10,7 +10,12 @@ user's recent items), `pop` (readers per item), and two merges: `rrf` (reciproca
 source in turn, its next item not yet taken); `propose` is the library's own shortlist (`AtomRec.propose`: weighted fusion,
 the order model counting twice).
 
-    python bench/candidate_sources.py --run RUN --bench BENCH [--n 100 200 300 500] [--out bench/results/candidate_sources.md]"""
+    python bench/candidate_sources.py --run RUN --bench BENCH [--n 100 200 300 500] [--out bench/results/candidate_sources.md]
+
+With `--stage` RUN is a full-ranking `atomrec run atomrec` (`atomrec prepare DATA --candidates all`) and what is measured is
+the stage it fitted on validation (`RUN/stage.json`: its weights, the catalogue's order model in `RUN/order/catalogue`) over
+its test memory: the stage's order with the fitted weights, with the library's default weights, and the catalogue's order
+model alone. Each is the order of every item the user has no note about, so recall@N is exact at every N."""
 import argparse, time
 from collections import Counter
 from pathlib import Path
@@ -42,6 +47,33 @@ def merge_quota(lists:dict, n:int, order:tuple)->list:
             if len(out) >= n: break
     return out
 
+def stage_main(a):
+    "Recall@N of the fitted stage of a full-ranking AtomRec run over its test cases (`--stage`)."
+    from atomrec.core import read_json
+    from atomrec.candidates import SOURCE_WEIGHTS
+    from atomrec.order import OrderModel
+    from atomrec.eval.stage import STAGE_FILE, stage_order, request_vectors, place_of
+    t0 = time.perf_counter(); run = Path(a.run); st = read_json(run/STAGE_FILE)
+    mem = AtomRec.open(run/'memory-test', read_only=True, progress=False)
+    mem.order = OrderModel.load(run/'order'/'catalogue') if (st.get('order_model') or {}).get('used') else None
+    bench = Bench(a.bench); cases = bench.cases('test')
+    if a.users: cases = cases.head(a.users)
+    items = mem.catalogue(); col = {c: k for k, c in enumerate(items)}
+    ways = {'stage (fitted weights)': st['weights'], 'stage (default weights)': SOURCE_WEIGHTS, 'order model alone': dict(order=1.0)}
+    hits = {w: Counter() for w in ways}
+    for u, t, rv in zip(cases.user_id.astype(str), cases.target.astype(str), request_vectors(mem, cases)):
+        _, ranks = mem.source_ranks(u, None, rv); seen = mem._user_items.get(u, set())
+        keep = np.array([c not in seen for c in items])
+        for w, wt in ways.items():
+            p = place_of(stage_order(ranks, wt, keep), col.get(t, -1))
+            for n in a.n: hits[w][n] += p is not None and p < n
+    rows = [dict(stage=w, **{f'recall@{n}': round(h[n] / len(cases), 4) for n in a.n}) for w, h in hits.items()]
+    table = pd.DataFrame(rows).to_markdown(index=False)
+    head = (f"Data: {bench.name}, {len(cases)} test cases, catalogue {len(items)} items (seen ones left out), requests "
+            f"{bench.manifest.get('instructions')}; fitted weights {st['weights']}; {time.perf_counter() - t0:.0f} s.\n\n")
+    if a.out: Path(a.out).write_text(head + table + '\n')
+    print(head + table)
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--run', required=True, help='an `atomrec run atomrec` folder that kept its test memory (memory-test)')
@@ -50,7 +82,9 @@ def main():
     ap.add_argument('--recent', type=int, default=5, help="the user's latest notes the transition and item-kNN sources start from")
     ap.add_argument('--users', type=int, default=0, help='the first this many test cases only (0: all)')
     ap.add_argument('--out', help='markdown file to write the table to (default: print it)')
+    ap.add_argument('--stage', action='store_true', help="measure the stage a full-ranking run fitted (RUN/stage.json) instead of each source")
     a = ap.parse_args()
+    if a.stage: return stage_main(a)
     t0 = time.perf_counter()
     mem = AtomRec.open(Path(a.run)/'memory-test', read_only=True, progress=False)
     bench = Bench(a.bench); cases = bench.cases('test')

@@ -17,6 +17,7 @@ from ..memory import AtomRec
 from .runner import Method, tuning_cases
 from .benchmark import Bench
 from .drift import signal_drift, drift_summary, drift_warning, DRIFT_BOUND, DRIFT_CASES
+from . import stage   # AtomRec over the whole catalogue (full-ranking benchmarks)
 
 # %% auto #0
 __all__ = ['ORDER_LR', 'ORDER_PATIENCE', 'ORDER_PATIENCE_STEPS', 'ORDER_FLOOR', 'ORDER_AGREEMENT', 'memory_frame', 'memory_leaks',
@@ -47,7 +48,7 @@ def memory_leaks(ar:AtomRec, bench:Bench, split:str,
 class AtomRecMethod(Method):
     "AtomRec (atomic memory + agents) as a harness method."
     name = 'atomrec'
-    catalogue_na = "AtomRec ranks the candidates it is handed; its candidate stage (`AtomRec.recommend` without candidates, behind `rank_catalogue`) is not built yet"
+    catalogue_na = None   # full ranking: a shortlist from memory, ranked by the rank agent (`atomrec.eval.stage`)
     def __init__(self, agent:str='rule', ablation:str='full', seed:int=0, tune_users:int=1000, weights:dict|None=None,
                  config:dict|None=None, llm:dict|None=None, progress:bool=True, background_users:int=0,
                  community:str|None=None, # 'all' (every user's pre-target history; default with rule agents) or 'evaluated'
@@ -375,6 +376,7 @@ def _fit_shared(self:AtomRecMethod, bench, tune, mem, rec, t0):
     if tune and L > 1 and len(ar.store.ids('user')) > len(cut(L)):   # a build resumed past the earliest cut: the earlier layers cannot be ranked from it any more
         ar.close(); shutil.rmtree(path); ar = self._open(bench, path, full, cases, mem, rec, key)
     order = tune and self._wants_order(L, full)
+    cat = stage.start_catalogue(self, bench, full) if tune and bench.full else None   # full ranking: the catalogue's order model trains beside the build
     if order: fit_model, test_model, seqs = start_order_models(full, L, self.run_dir/'order', bench.items.item_id, self.seed, floor=self.order_floor, epochs=self.order_epochs)   # trains beside the build
     ar.observe_many(cut(L), resume=self._resumable)
     if order: _same_sequences(ar, seqs[0], f'layer {L}')
@@ -399,6 +401,7 @@ def _fit_shared(self:AtomRecMethod, bench, tune, mem, rec, t0):
                           for (k, lc, F), h in zip(layers, histories)]
                 ar.set_order(model)
         self._tune(bench, ar, layers); self._stats(ar, 'valid')
+        if cat is not None: self.catalogue_info = stage.fit_catalogue(self, bench, ar, cat, order_verdict)   # the stage and its rank agent, at the validation cut
     if self.cfg.agent == 'rule': ar.rec = self._rank_agent()
     self.tune_seconds = time.time() - t0
     t1 = time.time()
@@ -450,12 +453,18 @@ def rank(self:AtomRecMethod, cases):
         out.append(dict(ranking=r.ranking, scores=r.scores, evidence=dict(paths={c: r.paths[c] for c in (r.ranking or [])[:3]}, facets=r.facets)))
     return out
 
+@patch
+def rank_catalogue(self:AtomRecMethod, cases, k:int):
+    "Rank `cases` over the whole catalogue: a shortlist from memory, ranked by the rank agent, the rest after it (`stage.rank_catalogue`)."
+    return stage.rank_catalogue(self, cases, k)
+
 # %% ../../nbs/eval/24_method.ipynb #083f1dd3
 @patch
 def info(self:AtomRecMethod):
     return dict(Method.info(self), config=self.cfg.to_dict(), weights=self.weights if self.ranker == 'weights' else None, tuned=self.tuned,
                 **({'ranker_model': {k: self.ranker_info[k] for k in ('model', 'rounds', 'cases', 'importance_gain') if k in self.ranker_info}}
-                   if self.ranker_info else {}), **({'order_model': self.order_info} if self.order_info else {}), **({'signal_drift': self.drift} if self.drift else {}))
+                   if self.ranker_info else {}), **({'order_model': self.order_info} if self.order_info else {}), **({'signal_drift': self.drift} if self.drift else {}),
+                **({'catalogue': self.catalogue_info} if getattr(self, 'catalogue_info', None) else {}))
 
 # %% ../../nbs/eval/24_method.ipynb #cf878704
 @patch

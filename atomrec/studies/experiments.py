@@ -138,7 +138,7 @@ def sensitivity_methods(grid:dict=SENSITIVITY, # setting -> the values it takes
     d = AtomRecConfig()
     return ['atomrec'] + [f'atomrec@{k}={v}' for k, vs in grid.items() for v in vs if v != getattr(d, k)]
 
-FULL_RANKING = ('random', 'pop', 'itemknn', 'bpr', 'lightgcn', 'sasrec', 'sasrec-ce', 'learned-blend')   # every baseline that ranks a whole catalogue
+FULL_RANKING = ('random', 'pop', 'itemknn', 'bpr', 'lightgcn', 'sasrec', 'sasrec-ce', 'learned-blend', 'atomrec')   # every method that ranks a whole catalogue (AtomRec by its stage, `atomrec.eval.stage`)
 
 STUDIES = {
     'main': dict(datasets=('goodreads', 'scientific', 'ml-100k', 'ml-1m-sub'), instructions=('intent', 'none'), methods=None),
