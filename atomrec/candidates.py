@@ -134,8 +134,7 @@ def support_gates(self:AtomRec, user:str, # the user
     k = self.crossing.k if k is None else k
     W = self.walk_index(); hist = self._seq_items.get(user, [])
     drop = np.array(sorted(W.row[u] for u in others_than if u in W.row), dtype=int)   # their rows of the incidence
-    col = {c: j for j, c in enumerate(items)}
-    at = np.array([col.get(c, -1) for c in W.items]); known = at >= 0
+    _, at = self._places(items, W); known = at >= 0   # each walk column's place in `items` (kept with the catalogue)
     def over(v):   # walk columns -> catalogue places (items no one read: 0)
         out = np.zeros(len(items)); out[at[known]] = v[known]; return out
     mine = sorted({W.col[i] for i in hist if i in W.col}); latest = sorted({W.col[i] for i in hist[-(recent or self.cfg.recent):] if i in W.col})
