@@ -62,8 +62,7 @@ def stage_main(a):
     ways = {'stage (fitted weights)': st['weights'], 'stage (default weights)': SOURCE_WEIGHTS, 'order model alone': dict(order=1.0)}
     hits = {w: Counter() for w in ways}
     for u, t, rv in zip(cases.user_id.astype(str), cases.target.astype(str), request_vectors(mem, cases)):
-        _, ranks = mem.source_ranks(u, None, rv); seen = mem._user_items.get(u, set())
-        keep = np.array([c not in seen for c in items])
+        _, ranks = mem.source_ranks(u, None, rv); keep = mem._unseen(u, items)
         for w, wt in ways.items():
             p = place_of(stage_order(ranks, wt, keep), col.get(t, -1))
             for n in a.n: hits[w][n] += p is not None and p < n

@@ -86,8 +86,7 @@ def stage_lists(ar, # the memory (`AtomRec`)
     out, items = [], ar.catalogue()
     for u, rv in zip(cases.user_id.astype(str), request_vectors(ar, cases)):
         items, ranks = ar.source_ranks(u, None, rv)
-        seen = ar._user_items.get(u, set())
-        out.append(stage_order(ranks, weights, np.array([c not in seen for c in items])))
+        out.append(stage_order(ranks, weights, ar._unseen(u, items)))
     return items, out
 
 def shortlist_features(ar, # the memory
@@ -126,8 +125,7 @@ def fit_stage(ar, # the memory at the validation cut (its order model: the catal
     rvs = request_vectors(ar, cases); grid = weight_grid(any(r is not None for r in rvs))
     hits = np.zeros((len(grid), len(RECALL_NS)))
     for u, rv, t in zip(cases.user_id.astype(str), rvs, tgt):   # the sources once per case, every weighting over them
-        _, ranks = ar.source_ranks(u, None, rv); seen = ar._user_items.get(u, set())
-        keep = np.array([c not in seen for c in items])
+        _, ranks = ar.source_ranks(u, None, rv); keep = ar._unseen(u, items)
         for g, w in enumerate(grid):
             p = place_of(stage_order(ranks, w, keep), t)
             hits[g] += [p is not None and p < k for k in RECALL_NS]
