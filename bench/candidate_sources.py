@@ -84,20 +84,18 @@ def main():
     ap.add_argument('--stage', action='store_true', help="measure the stage a full-ranking run fitted (RUN/stage.json) instead of each source")
     a = ap.parse_args()
     if a.stage: return stage_main(a)
+    from atomrec.eval.stage import request_vectors
     t0 = time.perf_counter()
     mem = AtomRec.open(Path(a.run)/'memory-test', read_only=True, progress=False)
     bench = Bench(a.bench); cases = bench.cases('test')
     if a.users: cases = cases.head(a.users)
     items = sorted(bench.items.item_id.astype(str)); col = {c: k for k, c in enumerate(items)}
-    reqs = list(cases['instruction']) if 'instruction' in cases else [None] * len(cases)
-    todo = sorted({r for r in reqs if isinstance(r, str) and r})
-    RQ = dict(zip(todo, mem.enc.encode_queries(todo))) if todo else {}
     big, hits = max(a.n), {}
-    for u, t, q in zip(cases.user_id.astype(str), cases.target.astype(str), reqs):
+    for u, t, rv in zip(cases.user_id.astype(str), cases.target.astype(str), request_vectors(mem, cases)):
         seen = np.zeros(len(items), bool); seen[[col[i] for i in mem._user_items.get(u, ()) if i in col]] = True
-        lists = {s: [items[j] for j in ranked(v, seen, big)] for s, v in mem.source_scores(u, items, RQ.get(q), a.recent).items()}
+        lists = {s: [items[j] for j in ranked(v, seen, big)] for s, v in mem.source_scores(u, items, rv, a.recent).items()}
         lists['rrf'] = merge_rrf({s: L for s, L in lists.items() if s != 'pop'}, big)
-        lists['propose'] = mem.propose(u, n=big, rvec=RQ.get(q)).items   # the library's shortlist (`AtomRec.propose`, its default weights)
+        lists['propose'] = mem.propose(u, n=big, rvec=rv).items   # the library's shortlist (`AtomRec.propose`, its default weights)
         lists['quota'] = merge_quota(lists, big, tuple(s for s in ('order', 'request', 'walk', 'transition', 'itemcf', 'pop') if s in lists))
         for s, L in lists.items():
             r = L.index(t) if t in L else big
