@@ -4,16 +4,18 @@
 
 # %% ../nbs/library/07c_candidates.ipynb #da83cac5
 from __future__ import annotations
-import threading
+import threading, shutil
 from dataclasses import dataclass, field
+from pathlib import Path
 import numpy as np
 from fastcore.basics import patch
-from .core import AtomRecError
+from .core import AtomRecError, read_json, write_json
 from .write import AtomRec
 from . import signals   # RECENCY
 
 # %% auto #0
-__all__ = ['SOURCES', 'SOURCE_WEIGHTS', 'FUSION_K', 'SHORTLIST', 'RANKED', 'COUNTING', 'Shortlist', 'fuse']
+__all__ = ['SOURCES', 'SOURCE_WEIGHTS', 'FUSION_K', 'SHORTLIST', 'RANKED', 'COUNTING', 'STAGE_FILE', 'RANKER_FILE',
+           'STAGE_ORDER_DIR', 'STAGE_DIR', 'Shortlist', 'fuse', 'CatalogueStage']
 
 # %% ../nbs/library/07c_candidates.ipynb #5c53ac03
 SOURCES = ('order', 'request', 'walk', 'transition', 'itemcf', 'pop', 'content')   # the shortlist's sources, in the order they are named ('content': the floor, see `propose`)
@@ -89,6 +91,7 @@ def source_scores(self:AtomRec, user:str, # the user
                   items:list[str], # the catalogue (`catalogue()`)
                   rvec:np.ndarray|None=None, # the request's vector (None: no request)
                   recent:int|None=None, # the user's latest notes the transition and item-kNN sources start from (default: the config's `recent`)
+                  stage:CatalogueStage|None=None, # a fitted stage: its order model is the `order` source's (None: the memory's own)
                  )->dict:
     "Source name -> score of each of `items` for `user` (higher: proposed sooner)."
     self.transitions(); hist = self._seq_items.get(user, [])   # the user's items in note order
@@ -96,7 +99,8 @@ def source_scores(self:AtomRec, user:str, # the user
     W = self.walk_index(); out = {}
     col, at = self._places(items, W); known = at >= 0   # item -> its place in `items`; each walk column's place (-1: not there)
     pop = np.zeros(len(items)); pop[at[known]] = W.readers[known]
-    if self.order is not None and hist: out['order'] = self.order.scores([hist], [items])[0]
+    order = self.order if stage is None else stage.order
+    if order is not None and hist: out['order'] = order.scores([hist], [items])[0]
     if rvec is not None:
         if items is self.catalogue(): places, M = self.catalogue_vectors()   # kept between calls
         else:
@@ -158,13 +162,14 @@ def source_ranks(self:AtomRec, user:str, # the user
                  rvec:np.ndarray|None=None, # the request's vector (None: no request)
                  exclude_seen:bool=True, # leave out the items the user already has notes about
                  shown_to:set|None=None, # the users of the key that asks: other users' reading places an item only if k of them back it (`support_gates`); None: no such rule
+                 stage:CatalogueStage|None=None, # a fitted stage (its order model; `source_scores`)
                 )->tuple:
     "(the catalogue, source name -> each item's place among the first `n` the source proposes, 0 best, -1 beyond them or not proposed)."
     items = self.catalogue(); n = n or len(items)
     keep = self._unseen(user, items) if exclude_seen else np.ones(len(items), bool)
     gates = {} if shown_to is None else self.support_gates(user, items, {user, *shown_to})
     out = {}
-    for s, v in self.source_scores(user, items, rvec).items():
+    for s, v in self.source_scores(user, items, rvec, stage=stage).items():
         v = np.where(keep & gates.get(s, True), v.astype(np.float64), -np.inf)
         if s in COUNTING: v[v <= 0] = -np.inf   # a counting source proposes only what it has evidence for
         top = np.argpartition(-v, min(n, len(v) - 1))[:n]; top = top[np.isfinite(v[top])]
@@ -197,17 +202,18 @@ def propose(self:AtomRec, user:str, # the user
             request:str|None=None, # the user's request, if any (its vector is computed)
             rvec:np.ndarray|None=None, # the request's vector (computed from `request` if None)
             exclude_seen:bool=True, # leave out the items the user already has notes about
-            weights:dict|None=None, # source -> weight in the fusion (default `SOURCE_WEIGHTS`)
+            weights:dict|None=None, # source -> weight in the fusion (default: the stage's, else `SOURCE_WEIGHTS`)
             shown_to:set|None=None, # the users of the key that asks (a service's caller): other users' reading proposes an item only if k of them did it (`support_gates`); None: no such rule
+            stage:CatalogueStage|None=None, # a fitted stage (`CatalogueStage`): its weights and order model, every place of every source counting, as it was fitted
            )->Shortlist:
     "A shortlist of up to `n` items for `user` from the memory's sources, fused by reciprocal rank, with the sources behind each."
     if n < 1: raise AtomRecError(f"n={n}: a shortlist needs 1 item or more")
     if rvec is None and request: rvec = self.enc.encode_queries([request])[0]
-    items, ranks = self.source_ranks(user, n, rvec, exclude_seen, shown_to)
-    fused = fuse(ranks, {**SOURCE_WEIGHTS, **(weights or {})})
+    items, ranks = self.source_ranks(user, n if stage is None else None, rvec, exclude_seen, shown_to, stage)
+    fused = fuse(ranks, {**(SOURCE_WEIGHTS if stage is None else stage.weights), **(weights or {})})
     cand = np.flatnonzero(fused > 0)
     cand = list(cand[np.lexsort((cand, -fused[cand]))][:n])
-    by = {j: [s for s, r in ranks.items() if r[j] >= 0] for j in cand}
+    by = {j: [s for s, r in ranks.items() if 0 <= r[j] < n] for j in cand}   # the sources that had it within their first n
     if len(cand) < n:
         keep = self._unseen(user, items) if exclude_seen else np.ones(len(items), bool)
         cand += self._content_floor(user, items, np.flatnonzero(keep & (fused <= 0)), n - len(cand), by)
@@ -228,3 +234,57 @@ def _content_floor(self:AtomRec, user:str, items:list[str], # the catalogue
     out = [int(j) for j in have[np.lexsort((have, -sims))][:n]]
     for j in out: by[j] = ['content']
     return out
+
+# %% ../nbs/library/07c_candidates.ipynb #e414bdbc
+STAGE_FILE, RANKER_FILE = 'stage.json', 'ranker-catalogue.txt'   # a fitted stage's choices and its rank agent (`atomrec.eval.stage` writes them in a run folder)
+STAGE_ORDER_DIR = Path('order')/'catalogue'   # beside them: the stage's order model, if it uses one
+STAGE_DIR = 'stage'   # where a memory keeps the stage it ranks the catalogue with
+
+@dataclass
+class CatalogueStage:
+    "What a study fitted to rank the whole catalogue (`atomrec.eval.stage.fit_stage`): the fusion's weights, the rank agent fitted on catalogue shortlists, and the order model its `order` source and `sequence` signal read (None: none)."
+    weights:dict                 # source -> its say in the fusion
+    agent:object                 # the rank agent (`LearnedRecAgent`)
+    order:object|None = None     # the stage's order model (`OrderModel`), or None
+    info:dict = field(default_factory=dict)   # `stage.json` as the fit wrote it
+
+    @classmethod
+    def load(cls, folder, # a run folder of `atomrec run atomrec` on a full-ranking benchmark, or a memory's `stage/`
+            )->CatalogueStage:
+        "The stage saved in `folder`; an error names the file and the fix if there is none, or if its agent read other signals than this library computes."
+        from atomrec.ranking import LearnedRecAgent
+        from atomrec.signals import FEATURES, ORDER_FEATURE
+        folder = Path(folder); f = folder/STAGE_FILE
+        if not f.exists(): raise AtomRecError(f"{folder}: no {STAGE_FILE} there. A stage is fitted by `atomrec run atomrec` on a full-ranking benchmark "
+                                              "(`atomrec prepare DATA --candidates all`): give that run's folder")
+        info = read_json(f); om = None
+        if (info.get('order_model') or {}).get('used'):
+            from atomrec.order import OrderModel
+            om = OrderModel.load(folder/STAGE_ORDER_DIR)
+        want = list(FEATURES) + ([ORDER_FEATURE] if om is not None else [])
+        if list(info['features']) != want:
+            raise AtomRecError(f"{f}: its rank agent read the signals {info['features']}, this library computes {want}: fit the stage again with this version")
+        return cls(dict(info['weights']), LearnedRecAgent.load(folder/RANKER_FILE), om, info)
+
+    def save(self, folder, # the folder to write (made if missing)
+            )->Path:
+        "Write the stage as `load` reads it: the agent and the order model first, `stage.json` last (a folder without it holds no stage)."
+        folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
+        self.agent.save(folder/RANKER_FILE)
+        if self.order is not None: self.order.save(folder/STAGE_ORDER_DIR)
+        write_json(self.info, folder/STAGE_FILE)
+        return folder
+
+@patch
+def use_stage(self:AtomRec, stage, # a `CatalogueStage`, a folder that holds one (a run folder), or None: drop the memory's
+             )->CatalogueStage|None:
+    "Rank the whole catalogue with a fitted stage from now on (a copy kept in the memory's `stage/`, so it reopens with it); None drops it. Returns the stage."
+    if self.read_only: raise AtomRecError("this memory was opened read-only: set its stage in the process that owns it")
+    if isinstance(stage, (str, Path)): stage = CatalogueStage.load(stage)
+    d, new = self.path/STAGE_DIR, self.path/f'{STAGE_DIR}.new'
+    shutil.rmtree(new, ignore_errors=True)
+    if stage is not None: stage.save(new)
+    shutil.rmtree(d, ignore_errors=True)
+    if stage is not None: new.rename(d)   # a crash between the two lines: `AtomRec.open` finds `stage.new` complete and takes it
+    self.stage = stage
+    return stage

@@ -4,7 +4,7 @@
 
 # %% ../nbs/library/09_forget.ipynb #f87ade55
 from __future__ import annotations
-import os, json, warnings
+import os, json, warnings, dataclasses
 import numpy as np
 from collections import defaultdict
 from datetime import timedelta
@@ -224,4 +224,7 @@ def forget(self:AtomRec, user:str, # the user to forget
     if self.order is not None:   # the order model learned from their sequence: trained again without it, with the same settings (`atomrec.order.refit_order`)
         from atomrec.order import refit_order
         self.set_order(refit_order(self.order, self.note_sequences())); order = dict(order_model='retrained without them')
+    if self.stage is not None and self.stage.order is not None:   # so did a catalogue stage's (`use_stage`): the same, kept in its folder
+        from atomrec.order import refit_order
+        self.use_stage(dataclasses.replace(self.stage, order=refit_order(self.stage.order, self.note_sequences()))); order['stage_order_model'] = 'retrained without them'
     return dict(user=user, notes=gone, links=links, revised=revised, reverted=sorted({n.id for n in reverted} | set(swept)), **order)

@@ -73,6 +73,10 @@ def open(cls:AtomRec, path, # a memory folder written by `AtomRec`
         if (path/'order.json').exists():   # the memory's order model (torch is imported only for a memory that has one)
             from atomrec.order import OrderModel
             self.order = OrderModel.load(path)
+        from atomrec.candidates import CatalogueStage, STAGE_DIR, STAGE_FILE
+        if not (path/STAGE_DIR).exists() and (path/f'{STAGE_DIR}.new'/STAGE_FILE).exists() and not read_only:
+            (path/f'{STAGE_DIR}.new').rename(path/STAGE_DIR)   # `use_stage` stopped between dropping the old stage and naming the new one
+        if (path/STAGE_DIR/STAGE_FILE).exists(): self.stage = CatalogueStage.load(path/STAGE_DIR)   # the catalogue stage it was given (`use_stage`)
         self._restore(ck)
         return self
 

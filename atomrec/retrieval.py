@@ -132,10 +132,11 @@ def _signals(self:AtomRec, user:str, # the user
              query:str, # the retrieval query's text (the caller's request and own notes: its words stay)
              rvec:np.ndarray|None, # the request's own vector (None: no request)
              ev:Evidence, # the synthesis of the retrieval
+             stage=None, # a fitted catalogue stage whose order model the signals read (None: the memory's own)
             )->tuple:
     "The read after a synthesis: (the synthesis as `user` may be shown it, the ranker's signals)."
     ev = self.crossing.evidence(ev, user, query)   # as this user may be shown it: the request is theirs (it stays), another user's private words do not
-    return ev, self.features(user, candidates, qvec, ev, rvec)
+    return ev, self.features(user, candidates, qvec, ev, rvec, stage)
 
 @patch
 def _evidence(self:AtomRec, user:str, candidates:list[str], qvec:np.ndarray, query:str='', rvec:np.ndarray|None=None,
@@ -163,17 +164,19 @@ def recommend(self:AtomRec, user:str, # the user
     "Rank `candidates` (or a shortlist the memory proposes) for `user` from memory; returns ranking, scores and the evidence paths per item."
     if rvec is None and instruction: rvec = self.enc.encode_queries([instruction])[0]
     proposed = None   # without candidates: the memory's shortlist (`propose`)
+    stage = self.stage if candidates is None else None   # a fitted catalogue stage (`use_stage`) proposes and ranks the catalogue; a handed list is ranked as before
+    agent = self.rec if stage is None else stage.agent
     if candidates is None:
         k = 10 if k is None else k
         if k < 1: raise AtomRecError(f"k={k}: a recommendation returns 1 item or more")
-        cap = getattr(self.rec, 'max_candidates', None)   # an LLM rank agent reads a list it can read
+        cap = getattr(agent, 'max_candidates', None)   # an LLM rank agent reads a list it can read
         n = shortlist or RANKED
         if cap: n = min(n, cap)
         n = max(n, k)   # never fewer than asked for
     else: candidates = [str(c) for c in candidates]
     with reading():   # the one read before the synthesis: the shortlist if any, the query and the retrieval
         if candidates is None:
-            proposed = self.propose(user, n, rvec=rvec, exclude_seen=exclude_seen, shown_to=shown_to)
+            proposed = self.propose(user, n, rvec=rvec, exclude_seen=exclude_seen, shown_to=shown_to, stage=stage)
             if not proposed.items: raise AtomRecError(f"nothing to propose to user {user!r}: the memory holds no item they have not seen; pass candidates")
             candidates = proposed.items
         query = self.query_text(user, instruction)
@@ -181,11 +184,11 @@ def recommend(self:AtomRec, user:str, # the user
         seeds, sub = self._gathered(user, candidates, qvec)
     ev = self._synthesis(query, seeds, sub)
     with reading():   # the one read between the calls: the signals, the rank agent's context, a handed list's evidence paths (they do not depend on the ranking)
-        ev, feats = self._signals(user, candidates, qvec, query, rvec, ev)
+        ev, feats = self._signals(user, candidates, qvec, query, rvec, ev, stage)
         context = dict(matrix=feats, user_notes=self.store.latest_of(user, self.cfg.recent * 2, kind='user'), subgraph=sub,
                        candidate_notes={c: self.store.get(self.item_note_id(c)) for c in candidates})
         paths = self.explain(user, candidates, ev) if proposed is None else {}
-    out = self.rec.rank(dict(user=user, candidates=candidates, instruction=instruction), ev, context)
+    out = agent.rank(dict(user=user, candidates=candidates, instruction=instruction), ev, context)
     ranked = out['ranking'] is not None   # an LLM ranking that failed has none (counted by its agent)
     if k is not None and ranked: out = dict(ranking=out['ranking'][:k], scores=out['scores'][:k])
     if proposed is not None and ranked:

@@ -234,8 +234,9 @@ def features(self:AtomRec, user:str, # the user
              qvec:np.ndarray, # the retrieval query's vector
              ev:Evidence, # the synthesis of this user's retrieval
              rvec:np.ndarray|None=None, # the request alone, if any
+             stage=None, # a fitted catalogue stage (`CatalogueStage`): its order model gives the `sequence` signal (None: the memory's own)
             )->np.ndarray:
-    "The rank agent's signals for each candidate, as columns in `feature_names` order: (candidates, len(FEATURES)), and the order model's score after them if the memory has one."
+    "The rank agent's signals for each candidate, as columns in `feature_names` order: (candidates, len(FEATURES)), and the order model's score after them if the memory (or the stage) has one."
     own = self.store.notes_of(user, kind='user')
     own_ids = {n.id for n in own}
     cvec = self.store.vectors([self.item_note_id(c) for c in candidates])
@@ -272,8 +273,9 @@ def features(self:AtomRec, user:str, # the user
                 request=cvec @ rvec if rvec is not None else np.zeros(len(candidates)),
                 **{('walk' if k == 0 else f'walk{k + 1}'): walks[:, k] for k in range(WALK_HOPS)})
     assert set(cols) == set(FEATURES), sorted(set(cols) ^ set(FEATURES))
-    if self.order is not None: cols[ORDER_FEATURE] = self.order.scores([[n.item_id for n in own]], [candidates])[0]   # the user's notes, oldest first: their sequence
-    return np.stack([cols[f] for f in self.feature_names], 1)
+    order = self.order if stage is None else stage.order
+    if order is not None: cols[ORDER_FEATURE] = order.scores([[n.item_id for n in own]], [candidates])[0]   # the user's notes, oldest first: their sequence
+    return np.stack([cols[f] for f in FEATURES + ((ORDER_FEATURE,) if order is not None else ())], 1)
 
 @patch(as_prop=True)
 def feature_names(self:AtomRec)->tuple:

@@ -92,6 +92,7 @@ class AtomRec:
         self._snapshot = snapshot                    # None: decided by the memory agent (see `snapshot`)
         self.cuts, self.fallbacks = [], {}           # the size of each snapshot batch written, in order; note id -> the LLM stages that fell back for it
         self.order = None                            # the memory's order model (`atomrec.order.OrderModel`), read by the rank agent as the `sequence` signal; None: none
+        self.stage = None                            # a fitted catalogue stage (`atomrec.candidates.CatalogueStage`) that ranks recommendations without candidates; None: the library's fusion
 
     def close(self, checkpoint:bool=True, # False: let go without saving (after a failed write, the last checkpoint stands)
              ):

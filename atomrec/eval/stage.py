@@ -9,21 +9,19 @@ from concurrent.futures import Future
 from pathlib import Path
 import numpy as np, pandas as pd
 from ..core import *
-from ..candidates import SOURCE_WEIGHTS, fuse
+from ..candidates import SOURCE_WEIGHTS, STAGE_FILE, RANKER_FILE, STAGE_ORDER_DIR, CatalogueStage, fuse
 from ..ranking import fit_ranker, LearnedRecAgent
 from .catalogue import RECALL_NS
 from .runner import tuning_cases
 
 # %% auto #0
-__all__ = ['CATALOGUE_ORDER', 'CATALOGUE_SHORTLIST', 'STAGE_FILE', 'RANKER_FILE', 'weight_grid', 'stage_order', 'place_of',
-           'catalogue_sequences', 'start_catalogue_order', 'request_vectors', 'stage_lists', 'shortlist_features',
-           'catalogue_order', 'stage_recall', 'fit_stage', 'rank_stage', 'start_catalogue', 'fit_catalogue',
-           'rank_catalogue']
+__all__ = ['CATALOGUE_ORDER', 'CATALOGUE_SHORTLIST', 'weight_grid', 'stage_order', 'place_of', 'catalogue_sequences',
+           'start_catalogue_order', 'request_vectors', 'stage_lists', 'shortlist_features', 'catalogue_order',
+           'stage_recall', 'fit_stage', 'rank_stage', 'start_catalogue', 'fit_catalogue', 'rank_catalogue']
 
 # %% ../../nbs/eval/24b_stage.ipynb #9e49e3ac
 CATALOGUE_ORDER = dict(epochs=100, lr=1e-3, batch_size=256, patience=10, patience_steps=1000, max_len=50)   # the catalogue's order model: the `sasrec` baseline's recipe, and no stop inside the first 1,000 steps' plateau
 CATALOGUE_SHORTLIST = 300   # items the rank agent orders per case; the rest of the catalogue follows in the stage's order
-STAGE_FILE, RANKER_FILE = 'stage.json', 'ranker-catalogue.txt'   # in the run folder: the stage's fit, the catalogue's rank agent
 
 def weight_grid(request:bool, # is there a request source to weigh
                )->list[dict]:
@@ -173,7 +171,7 @@ def start_catalogue(m, # the `AtomRecMethod` being fitted
                     frame:pd.DataFrame, # the shared build's interactions with pos and n
                    )->Future:
     "Start the catalogue's order model beside the build."
-    return start_catalogue_order(frame, Path(m.run_dir)/'order'/'catalogue', bench.items.item_id, m.seed)
+    return start_catalogue_order(frame, Path(m.run_dir)/STAGE_ORDER_DIR, bench.items.item_id, m.seed)
 
 def fit_catalogue(m, # the `AtomRecMethod` being fitted
                   bench, # its benchmark
@@ -193,12 +191,8 @@ def rank_catalogue(m, # a fitted `AtomRecMethod` (its test memory `m.ar`)
                    k:int, # the harness's list depth (the whole order comes back: see `rank_stage`)
                   )->list[dict]:
     "The test cases ranked over the catalogue with the fitted stage (`stage.json`, the catalogue's rank agent and order model), else the default stage."
-    if not hasattr(m, '_stage'):
-        f = Path(m.run_dir)/STAGE_FILE
-        if f.exists():
-            from atomrec.order import OrderModel
-            st = read_json(f); om = OrderModel.load(Path(m.run_dir)/'order'/'catalogue') if st['order_model'] and st['order_model']['used'] else None
-            m._stage = (st['weights'], LearnedRecAgent.load(Path(m.run_dir)/RANKER_FILE), om, st['shortlist'])
-        else: m._stage = (dict(SOURCE_WEIGHTS), m.ar.rec, m.ar.order, CATALOGUE_SHORTLIST)
-    weights, agent, om, n = m._stage
-    with catalogue_order(m.ar, om) as ar: return rank_stage(ar, cases, weights, agent, n)
+    if not hasattr(m, '_stage'):   # the stage the fit saved (`CatalogueStage`, as a memory's `use_stage` reads it), else the library's fusion
+        m._stage = (CatalogueStage.load(m.run_dir) if (Path(m.run_dir)/STAGE_FILE).exists()
+                    else CatalogueStage(dict(SOURCE_WEIGHTS), m.ar.rec, m.ar.order, dict(shortlist=CATALOGUE_SHORTLIST)))
+    s = m._stage
+    with catalogue_order(m.ar, s.order) as ar: return rank_stage(ar, cases, s.weights, s.agent, s.info['shortlist'])

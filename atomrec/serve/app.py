@@ -109,6 +109,7 @@ def open_memory(path, # the memory folder
                 encoder_cache=None, # folder of the encoder's cache (None: in memory only)
                 llm:dict|None=None, # LLM options (model, base_url, local) with agent='llm'
                 k_anonymous:int|None=None, # users whose evidence must hold a private word before it crosses to another owner (None: the memory's, 5 for a new one)
+                stage=None, # a run folder whose fitted catalogue stage the memory keeps from now on (`AtomRec.use_stage`), 'none' to drop the memory's, None: as it is
                )->AtomRec:
     "The memory `serve` serves: opened (or created from `items`, every item with its note), with the agents asked for."
     from atomrec.encoder import Encoder
@@ -136,10 +137,13 @@ def open_memory(path, # the memory folder
         mem = AtomRec.open(path, items=table, encoder=enc, memory_agent=mem_agent, rec_agent=rec_agent, progress=False)
         if k_anonymous is not None and k_anonymous != mem.cfg.k_anonymous:   # a write setting: recorded before any writer opens the folder
             mem.cfg = mem.cfg.replace(k_anonymous=k_anonymous); mem.crossing.k = k_anonymous; mem.checkpoint()
+        if stage is not None: mem.use_stage(None if str(stage) == 'none' else stage)
         return mem
     if table is None: raise AtomRecError(f"{path} holds no memory: give --items ITEMS.parquet to create one there")
     mem = AtomRec(AtomRecConfig(agent=agent, **({} if k_anonymous is None else dict(k_anonymous=k_anonymous))), path=path, items=table, encoder=enc, memory_agent=mem_agent, rec_agent=rec_agent, progress=False)
-    return mem.add_items(table.item_id).checkpoint()   # every item gets its note at creation, in the table's order
+    mem = mem.add_items(table.item_id).checkpoint()   # every item gets its note at creation, in the table's order
+    if stage is not None and str(stage) != 'none': mem.use_stage(stage)
+    return mem   # every item gets its note at creation, in the table's order
 
 def uvicorn_server(svc:Service, # the service to expose
                    host:str='127.0.0.1', # address to listen on

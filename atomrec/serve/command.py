@@ -21,6 +21,7 @@ def add_serve_args(p:argparse.ArgumentParser, # the parser to give the flags to
     p.add_argument('--keys', help='JSON file of API keys ({"KEY": {"users": [...]}, "ADMIN-KEY": {"admin": true}}; default: $ATOMREC_KEYS)')
     p.add_argument('--agent', default='rule', choices=['rule', 'llm'], help="memory and rank agents: deterministic rules or an LLM (memory-side calls run in the writer)")
     p.add_argument('--ranker', help="a fitted rank agent: a run's ranker.txt (LightGBM) or weights.json, so the service ranks as `atomrec run` did")
+    p.add_argument('--stage', help="a run folder of `atomrec run atomrec` on a full-ranking benchmark: the memory keeps its fitted catalogue stage (fusion weights, order model, rank agent) and ranks recommendations without candidates with it, as the study did; 'none' drops the memory's")
     add_llm_flags(p, {'--model': 'LLM model name (with --agent llm)', '--base-url': 'OpenAI-compatible endpoint (with --agent llm)',
                       '--local': "start the embedded local LLM (e.g. 'smollm2') (with --agent llm)",
                       '--cache': "LLM response cache file (with --agent llm; default: MEMORY_DIR-llm/llm_cache.sqlite beside the memory)",
@@ -51,7 +52,7 @@ def cmd_serve(a:argparse.Namespace, # the parsed `atomrec serve` flags
         try:
             keys = load_keys(a.keys)
             if keys is None and not loopback: raise AtomRecError(f"--host {quote(a.host)} without keys: give --keys FILE (or $ATOMREC_KEYS); only loopback may run without keys")
-            mem = open_memory(a.memory, a.items, a.agent, a.ranker, a.encoder_cache, llm_options(a), a.k_anonymous)
+            mem = open_memory(a.memory, a.items, a.agent, a.ranker, a.encoder_cache, llm_options(a), a.k_anonymous, a.stage)
         except AtomRecError as e:
             print(f"atomrec serve: error: {e}", file=sys.stderr); sys.exit(2)
         sys.setswitchinterval(a.switch_interval / 1000)   # this process only: see the flag
@@ -96,6 +97,7 @@ def add_mcp_args(p:argparse.ArgumentParser, # the parser to give the flags to
     p.add_argument('--keys', help='JSON file of API keys, as for serve (default: $ATOMREC_KEYS); needed with --key')
     p.add_argument('--key', help='make every call with this key (its users only); default: the local admin, every user')
     p.add_argument('--ranker', help="a fitted rank agent: a run's ranker.txt (LightGBM) or weights.json, so the tools rank as `atomrec run` did")
+    p.add_argument('--stage', help="a run folder of `atomrec run atomrec` on a full-ranking benchmark: the memory keeps its fitted catalogue stage and recommends from the catalogue with it; 'none' drops the memory's")
     p.add_argument('--writer', default='auto', choices=['auto', 'process', 'thread'], help='where events are written, as for serve: a process of its own, this process\'s writer thread, or auto')
     p.add_argument('--k-anonymous', type=int, help="users whose evidence must hold a word before it may reach another owner's note (default: the memory's; 5 for a new one)")
     p.add_argument('--encoder-cache', help="folder of the encoder's cache (default: in memory only)")
@@ -113,7 +115,7 @@ def cmd_mcp(a:argparse.Namespace, # the parsed `atomrec mcp` flags
             keys = load_keys(a.keys)
             if a.key is not None and (keys is None or a.key not in keys): raise AtomRecError("--key: not one of the keys (give --keys FILE or $ATOMREC_KEYS holding it)")
             key = keys[a.key] if a.key is not None else ADMIN
-            mem = open_memory(a.memory, a.items, ranker=a.ranker, encoder_cache=a.encoder_cache, k_anonymous=a.k_anonymous)
+            mem = open_memory(a.memory, a.items, ranker=a.ranker, encoder_cache=a.encoder_cache, k_anonymous=a.k_anonymous, stage=a.stage)
         except AtomRecError as e:
             print(f"atomrec mcp: error: {e}", file=sys.stderr); sys.exit(2)
         svc = Service(mem, keys, writer=a.writer)

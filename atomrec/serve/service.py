@@ -508,4 +508,6 @@ def stats(self, key:Key=ADMIN, # the caller: the whole memory's counters are for
                 llm_per_event=self._llm_per_event(ledger),
                 latency_ms={k: _pct(list(v)) for k, v in sorted(self.latency.items())}, uptime_s=round(time.time() - self.started, 1), gc=self.gc.report(),
                 llm={s: ledger[s] for s in ledger.stages()} if ledger is not None else None,
-                order_model=self.order_refresh.report() if self.order_refresh is not None else None)
+                order_model=self.order_refresh.report() if self.order_refresh is not None else None,
+                stage=None if self.memory.stage is None else dict(weights=self.memory.stage.weights, order_model=self.memory.stage.order is not None,
+                                                                  fitted_on=self.memory.stage.info.get('fitted_on'), valid_recall=self.memory.stage.info.get('valid_recall')))   # the catalogue stage recommendations without candidates use (`--stage`)
