@@ -235,7 +235,7 @@ def _content_floor(self:AtomRec, user:str, items:list[str], # the catalogue
     for j in out: by[j] = ['content']
     return out
 
-# %% ../nbs/library/07c_candidates.ipynb #e414bdbc
+# %% ../nbs/library/07c_candidates.ipynb #01754892
 STAGE_FILE, RANKER_FILE = 'stage.json', 'ranker-catalogue.txt'   # a fitted stage's choices and its rank agent (`atomrec.eval.stage` writes them in a run folder)
 STAGE_ORDER_DIR = Path('order')/'catalogue'   # beside them: the stage's order model, if it uses one
 STAGE_DIR = 'stage'   # where a memory keeps the stage it ranks the catalogue with
@@ -244,7 +244,7 @@ STAGE_DIR = 'stage'   # where a memory keeps the stage it ranks the catalogue wi
 class CatalogueStage:
     "What a study fitted to rank the whole catalogue (`atomrec.eval.stage.fit_stage`): the fusion's weights, the rank agent fitted on catalogue shortlists, and the order model its `order` source and `sequence` signal read (None: none)."
     weights:dict                 # source -> its say in the fusion
-    agent:object                 # the rank agent (`LearnedRecAgent`)
+    agent:object                 # the rank agent (`LearnedRecAgent`, or `ProposedOrder` where the fit found it ranked worse than the stage's own order)
     order:object|None = None     # the stage's order model (`OrderModel`), or None
     info:dict = field(default_factory=dict)   # `stage.json` as the fit wrote it
 
@@ -252,7 +252,7 @@ class CatalogueStage:
     def load(cls, folder, # a run folder of `atomrec run atomrec` on a full-ranking benchmark, or a memory's `stage/`
             )->CatalogueStage:
         "The stage saved in `folder`; an error names the file and the fix if there is none, or if its agent read other signals than this library computes."
-        from atomrec.ranking import LearnedRecAgent
+        from atomrec.ranking import LearnedRecAgent, ProposedOrder
         from atomrec.signals import FEATURES, ORDER_FEATURE
         folder = Path(folder); f = folder/STAGE_FILE
         if not f.exists(): raise AtomRecError(f"{folder}: no {STAGE_FILE} there. A stage is fitted by `atomrec run atomrec` on a full-ranking benchmark "
@@ -264,13 +264,14 @@ class CatalogueStage:
         want = list(FEATURES) + ([ORDER_FEATURE] if om is not None else [])
         if list(info['features']) != want:
             raise AtomRecError(f"{f}: its rank agent read the signals {info['features']}, this library computes {want}: fit the stage again with this version")
-        return cls(dict(info['weights']), LearnedRecAgent.load(folder/RANKER_FILE), om, info)
+        agent = LearnedRecAgent.load(folder/RANKER_FILE) if info.get('agent_used', True) else ProposedOrder()   # the fit kept the stage's own order where its agent did worse on held-out cases
+        return cls(dict(info['weights']), agent, om, info)
 
     def save(self, folder, # the folder to write (made if missing)
             )->Path:
         "Write the stage as `load` reads it: the agent and the order model first, `stage.json` last (a folder without it holds no stage)."
         folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
-        self.agent.save(folder/RANKER_FILE)
+        if hasattr(self.agent, 'save'): self.agent.save(folder/RANKER_FILE)   # (`ProposedOrder` has nothing to save)
         if self.order is not None: self.order.save(folder/STAGE_ORDER_DIR)
         write_json(self.info, folder/STAGE_FILE)
         return folder

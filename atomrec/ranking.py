@@ -13,7 +13,8 @@ from .agents import RecAgent, Evidence
 
 # %% auto #0
 __all__ = ['FEATURES', 'ORDER_FEATURE', 'DEFAULT_WEIGHTS', 'LGBM_PARAMS', 'ScoringRecAgent', 'RuleRecAgent', 'fit_weights',
-           'relative_features', 'relative_names', 'fit_ranker', 'LearnedRecAgent', 'fit_rank_agent']
+           'relative_features', 'relative_names', 'holdout_cases', 'fit_ranker', 'LearnedRecAgent', 'ProposedOrder',
+           'fit_rank_agent']
 
 # %% ../nbs/library/08_ranking.ipynb #f169a337
 FEATURES = ('query', 'profile', 'facets', 'paths', 'collab', 'cooccur', 'popularity', 'transition', 'request', 'itemcf', 'itemcf_recent', 'walk', 'walk2', 'walk3')
@@ -99,6 +100,13 @@ def _rank_data(feats:np.ndarray, target_idx:np.ndarray):
     y = np.zeros(n * c); y[np.arange(n) * c + np.asarray(target_idx)] = 1
     return feats.reshape(-1, d), y, np.full(n, c)
 
+def holdout_cases(n:int, # cases
+                  share:float=0.2, # share held out
+                  seed:int=0, # seed of the draw
+                 )->np.ndarray:
+    "The cases `fit_ranker(rounds_from='holdout')` holds out to stop on (indices, unsorted): so a caller can score another ranking on the same ones."
+    return np.random.default_rng(seed).permutation(n)[:max(1, int(n * share))]
+
 def fit_ranker(feats:np.ndarray, # (cases, candidates, features) from the validation split
                target_idx:np.ndarray, # index of each case's target among its candidates
                features:tuple=FEATURES, # the signals' names, in column order
@@ -115,9 +123,8 @@ def fit_ranker(feats:np.ndarray, # (cases, candidates, features) from the valida
     p = {**LGBM_PARAMS, **(params or {}), 'seed': seed}
     if relative: feats, features = relative_features(feats), relative_names(features)
     n = len(feats)
-    perm = np.random.default_rng(seed).permutation(n)
     if rounds_from not in ('holdout', 'cv'): raise AtomRecError(f"rounds_from={rounds_from!r}: use 'holdout' or 'cv'")
-    splits = [perm[:max(1, int(n * holdout))]] if rounds_from == 'holdout' else np.array_split(perm, folds)
+    splits = [holdout_cases(n, holdout, seed)] if rounds_from == 'holdout' else np.array_split(np.random.default_rng(seed).permutation(n), folds)
     curves = []
     for ho in splits:
         ho = np.sort(ho); tr = np.setdiff1d(np.arange(n), ho)
@@ -186,6 +193,15 @@ class LearnedRecAgent(ScoringRecAgent):
             if self._path is None: raise AtomRecError("this LearnedRecAgent has no model: give it a booster, or make it with load_soon(path)")
             pool = ThreadPoolExecutor(1, thread_name_prefix='atomrec-ranker')
             self._booster = pool.submit(lambda: type(self).load(self._path).booster); pool.shutdown(wait=False)
+
+# %% ../nbs/library/08_ranking.ipynb #77c64daf
+class ProposedOrder(ScoringRecAgent):
+    "The rank agent that keeps the candidates in the order they came (a shortlist's proposed order): scores descend with the position."
+    name = 'proposed order'
+    def score(self, feats:np.ndarray, # (candidates, signals): only their number is read
+             )->np.ndarray:
+        "Minus each candidate's position."
+        return -np.arange(len(feats), dtype=np.float64)
 
 # %% ../nbs/library/08_ranking.ipynb #e26e1143
 def fit_rank_agent(feats:np.ndarray, # (cases, candidates, len(FEATURES)) from the validation split

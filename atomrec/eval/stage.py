@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np, pandas as pd
 from ..core import *
 from ..candidates import SOURCE_WEIGHTS, STAGE_FILE, RANKER_FILE, STAGE_ORDER_DIR, CatalogueStage, fuse
-from ..ranking import fit_ranker, LearnedRecAgent
+from ..ranking import fit_ranker, holdout_cases, LearnedRecAgent
 from .catalogue import RECALL_NS
 from .runner import tuning_cases
 
@@ -137,10 +137,13 @@ def fit_stage(ar, # the memory at the validation cut (its order model: the catal
     use = tidx >= 0
     booster, info = fit_ranker(F[use], tidx[use], features=tuple(ar.feature_names), seed=seed, rounds_from='holdout')
     LearnedRecAgent(booster).save(Path(run_dir)/RANKER_FILE)
+    ho = tidx[use][holdout_cases(int(use.sum()), seed=seed)]   # the cases the agent stopped on: the stage's own order there, NDCG@5 as LightGBM counts it
+    stage_ndcg5 = float(np.mean(np.where(ho < 5, 1 / np.log2(ho + 2), 0.0)))
     rec = lambda h: {f'recall@{k}': round(float(v), 4) for k, v in zip(RECALL_NS, h / max(len(cases), 1))}
     st = dict(fitted_on='valid', cases=len(cases), shortlist=n, weights=weights, features=list(ar.feature_names),
               valid_recall=rec(hits[best]), valid_recall_default=rec(hits[0]), grid=len(grid), ranker_cases=int(use.sum()),
               ranker={k: info[k] for k in ('model', 'rounds', 'rounds_from', 'holdout_ndcg5')}, order_model=order_info,
+              stage_holdout_ndcg5=round(stage_ndcg5, 6), agent_used=bool(info['holdout_ndcg5'] > stage_ndcg5),   # the agent ranks the shortlist only if it beat the stage's order on its held-out cases
               seconds=round(time.time() - t0, 1))
     write_json(st, Path(run_dir)/STAGE_FILE)
     return st
