@@ -235,7 +235,7 @@ def _content_floor(self:AtomRec, user:str, items:list[str], # the catalogue
     for j in out: by[j] = ['content']
     return out
 
-# %% ../nbs/library/07c_candidates.ipynb #01754892
+# %% ../nbs/library/07c_candidates.ipynb #afbcdf35
 STAGE_FILE, RANKER_FILE = 'stage.json', 'ranker-catalogue.txt'   # a fitted stage's choices and its rank agent (`atomrec.eval.stage` writes them in a run folder)
 STAGE_ORDER_DIR = Path('order')/'catalogue'   # beside them: the stage's order model, if it uses one
 STAGE_DIR = 'stage'   # where a memory keeps the stage it ranks the catalogue with

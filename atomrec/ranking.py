@@ -194,7 +194,7 @@ class LearnedRecAgent(ScoringRecAgent):
             pool = ThreadPoolExecutor(1, thread_name_prefix='atomrec-ranker')
             self._booster = pool.submit(lambda: type(self).load(self._path).booster); pool.shutdown(wait=False)
 
-# %% ../nbs/library/08_ranking.ipynb #77c64daf
+# %% ../nbs/library/08_ranking.ipynb #3f84b834
 class ProposedOrder(ScoringRecAgent):
     "The rank agent that keeps the candidates in the order they came (a shortlist's proposed order): scores descend with the position."
     name = 'proposed order'
