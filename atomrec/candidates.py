@@ -273,7 +273,7 @@ class CatalogueStage:
         folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
         if hasattr(self.agent, 'save'): self.agent.save(folder/RANKER_FILE)   # (`ProposedOrder` has nothing to save)
         if self.order is not None: self.order.save(folder/STAGE_ORDER_DIR)
-        write_json(self.info, folder/STAGE_FILE)
+        write_json(dict(self.info, agent_used=hasattr(self.agent, 'save')), folder/STAGE_FILE)   # a `ProposedOrder` stage loads as one
         return folder
 
 @patch
