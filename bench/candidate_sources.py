@@ -49,17 +49,15 @@ def merge_quota(lists:dict, n:int, order:tuple)->list:
 
 def stage_main(a):
     "Recall@N of the fitted stage of a full-ranking AtomRec run over its test cases (`--stage`)."
-    from atomrec.core import read_json
-    from atomrec.candidates import SOURCE_WEIGHTS
-    from atomrec.order import OrderModel
-    from atomrec.eval.stage import STAGE_FILE, stage_order, request_vectors, place_of
-    t0 = time.perf_counter(); run = Path(a.run); st = read_json(run/STAGE_FILE)
+    from atomrec.candidates import SOURCE_WEIGHTS, CatalogueStage
+    from atomrec.eval.stage import stage_order, request_vectors, place_of
+    t0 = time.perf_counter(); run = Path(a.run); stage = CatalogueStage.load(run)   # its weights and order model, as a served memory reads them
     mem = AtomRec.open(run/'memory-test', read_only=True, progress=False)
-    mem.order = OrderModel.load(run/'order'/'catalogue') if (st.get('order_model') or {}).get('used') else None
+    mem.order = stage.order
     bench = Bench(a.bench); cases = bench.cases('test')
     if a.users: cases = cases.head(a.users)
     items = mem.catalogue(); col = {c: k for k, c in enumerate(items)}
-    ways = {'stage (fitted weights)': st['weights'], 'stage (default weights)': SOURCE_WEIGHTS, 'order model alone': dict(order=1.0)}
+    ways = {'stage (fitted weights)': stage.weights, 'stage (default weights)': SOURCE_WEIGHTS, 'order model alone': dict(order=1.0)}
     hits = {w: Counter() for w in ways}
     for u, t, rv in zip(cases.user_id.astype(str), cases.target.astype(str), request_vectors(mem, cases)):
         _, ranks = mem.source_ranks(u, None, rv); keep = mem._unseen(u, items)
@@ -69,7 +67,7 @@ def stage_main(a):
     rows = [dict(stage=w, **{f'recall@{n}': round(h[n] / len(cases), 4) for n in a.n}) for w, h in hits.items()]
     table = pd.DataFrame(rows).to_markdown(index=False)
     head = (f"Data: {bench.name}, {len(cases)} test cases, catalogue {len(items)} items (seen ones left out), requests "
-            f"{bench.manifest.get('instructions')}; fitted weights {st['weights']}; {time.perf_counter() - t0:.0f} s.\n\n")
+            f"{bench.manifest.get('instructions')}; fitted weights {stage.weights}; {time.perf_counter() - t0:.0f} s.\n\n")
     if a.out: Path(a.out).write_text(head + table + '\n')
     print(head + table)
 
