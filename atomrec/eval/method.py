@@ -62,6 +62,7 @@ class AtomRecMethod(Method):
                  order:str='auto', # the memory's order model (`atomrec.order`), read by the rank agent as the `sequence` signal: 'on', 'off', or 'auto' (on when a LightGBM rank agent is fitted on more than one layer: long histories)
                  order_epochs:int=30, # the order model's most epochs (at `ORDER_LR`: see `start_order_models`)
                  order_floor:float|None=None, # an order model feeds the rank agent only if its held-out NDCG@10 is at least this many times popularity's (None: `ORDER_FLOOR`; 0: always)
+                 catalogue_order:dict|None=None, # full ranking only: the catalogue's order model's training options over `stage.CATALOGUE_ORDER` (e.g. {"lr": 0.003})
                  **opts):
         community = community or ('all' if agent == 'rule' else 'evaluated')
         if community not in ('all', 'evaluated'): raise AtomRecError(f"community must be 'all' or 'evaluated', not {community!r}")
@@ -93,6 +94,9 @@ class AtomRecMethod(Method):
         if self.order_epochs != 30: self.opts['order_epochs'] = self.order_epochs
         self.order_floor = ORDER_FLOOR if order_floor is None else float(order_floor)
         if order_floor is not None: self.opts['order_floor'] = self.order_floor
+        if catalogue_order is not None and not isinstance(catalogue_order, dict): raise AtomRecError(f"catalogue_order must be a dict of the order model's training options (e.g. {{\"lr\": 0.003}}), not {catalogue_order!r}")
+        self.catalogue_order = dict(catalogue_order or {})
+        if self.catalogue_order: self.opts['catalogue_order'] = self.catalogue_order
         self.drift = None
         self.cfg = ablation_config(ablation, AtomRecConfig.from_dict({**(config or {}), **opts, 'agent': agent, 'seed': seed}))
         self.weights, self.llm_opts, self.progress, self.ar = weights, llm or {}, progress, None

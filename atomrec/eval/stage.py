@@ -60,11 +60,16 @@ def start_catalogue_order(frame:pd.DataFrame, # the shared build's interactions 
                           seed:int=0, # its seed
                           **kw, # `fit_order_model` options over `CATALOGUE_ORDER`
                          )->Future:
-    "The catalogue's order model, training in a child process (a future of the loaded `OrderModel`); a model already saved in `folder` is loaded instead."
+    "The catalogue's order model, training in a child process (a future of the loaded `OrderModel`); a model already saved in `folder` with the same recipe is loaded instead."
     from atomrec.order import OrderModel, fit_order_soon
+    recipe = {**CATALOGUE_ORDER, **kw}
     if (Path(folder)/'order.json').exists():
-        f = Future(); f.set_result(OrderModel.load(folder)); return f
-    return fit_order_soon(catalogue_sequences(frame), folder, items=[str(i) for i in items], seed=seed, **{**CATALOGUE_ORDER, **kw})
+        om = OrderModel.load(folder); saved = {'patience_steps': 0, **om.hp, **om.info}   # `info` names patience_steps only when it is not 0
+        if differs := {k: (saved.get(k), v) for k, v in {**recipe, 'seed': seed}.items() if saved.get(k) != v}:
+            raise AtomRecError(f"{folder}: the order model saved there was trained with another recipe (saved, asked: {differs}); "
+                               "delete the folder to train it again, or run with the options it was trained with")
+        f = Future(); f.set_result(om); return f
+    return fit_order_soon(catalogue_sequences(frame), folder, items=[str(i) for i in items], seed=seed, **recipe)
 
 # %% ../../nbs/eval/24b_stage.ipynb #9b993629
 def request_vectors(ar, # the memory (its encoder)
@@ -174,8 +179,8 @@ def start_catalogue(m, # the `AtomRecMethod` being fitted
                     bench, # its benchmark (a full-ranking one)
                     frame:pd.DataFrame, # the shared build's interactions with pos and n
                    )->Future:
-    "Start the catalogue's order model beside the build."
-    return start_catalogue_order(frame, Path(m.run_dir)/STAGE_ORDER_DIR, bench.items.item_id, m.seed)
+    "Start the catalogue's order model beside the build (the method's `catalogue_order` options over `CATALOGUE_ORDER`)."
+    return start_catalogue_order(frame, Path(m.run_dir)/STAGE_ORDER_DIR, bench.items.item_id, m.seed, **getattr(m, 'catalogue_order', {}))
 
 def fit_catalogue(m, # the `AtomRecMethod` being fitted
                   bench, # its benchmark
