@@ -180,7 +180,7 @@ def start_catalogue(m, # the `AtomRecMethod` being fitted
                     frame:pd.DataFrame, # the shared build's interactions with pos and n
                    )->Future:
     "Start the catalogue's order model beside the build (the method's `catalogue_order` options over `CATALOGUE_ORDER`)."
-    return start_catalogue_order(frame, Path(m.run_dir)/STAGE_ORDER_DIR, bench.items.item_id, m.seed, **getattr(m, 'catalogue_order', {}))
+    return start_catalogue_order(frame, Path(m.run_dir)/STAGE_ORDER_DIR, bench.items.item_id, m.seed, **m.catalogue_order)
 
 def fit_catalogue(m, # the `AtomRecMethod` being fitted
                   bench, # its benchmark
