@@ -67,6 +67,7 @@ class MemoryAgent:
 class RecAgent:
     "Interface of the recommendation agent."
     name = 'rec-agent'
+    reads_signals = True   # does `rank`/`score` read the candidates' signals (`ProposedOrder` does not: a caller may skip computing them)
     def rank(self, case:dict, # user, candidates, instruction
              evidence:Evidence, # the memory agent's synthesis
              context:dict, # what the memory hands over: the signal `matrix`, the user's notes, the subgraph, the candidates' notes

@@ -198,7 +198,7 @@ class LearnedRecAgent(ScoringRecAgent):
 class ProposedOrder(ScoringRecAgent):
     "The rank agent that keeps the candidates in the order they came (a shortlist's proposed order): scores descend with the position."
     name = 'proposed order'
-    reads_signals = False   # `score` reads only how many candidates there are: a caller may skip computing the signals
+    reads_signals = False   # `score` reads only how many candidates there are
     def score(self, feats:np.ndarray, # (candidates, signals): only their number is read
              )->np.ndarray:
         "Minus each candidate's position."

@@ -136,7 +136,7 @@ def _signals(self:AtomRec, user:str, # the user
             )->tuple:
     "The read after a synthesis: (the synthesis as `user` may be shown it, the ranker's signals)."
     ev = self.crossing.evidence(ev, user, query)   # as this user may be shown it: the request is theirs (it stays), another user's private words do not
-    if stage is not None and not getattr(stage.agent, 'reads_signals', True): return ev, np.zeros((len(candidates), 0))   # a stage that keeps its own order reads no signal
+    if stage is not None and not stage.agent.reads_signals: return ev, np.zeros((len(candidates), 0))   # a stage that keeps its own order reads no signal
     return ev, self.features(user, candidates, qvec, ev, rvec, stage)
 
 @patch

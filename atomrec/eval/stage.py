@@ -164,7 +164,7 @@ def rank_stage(ar, # the memory to rank from (its order model: the catalogue's, 
     items, orders = stage_lists(ar, cases, weights)
     short = [[items[j] for j in o[:n]] for o in orders]
     out = []
-    feats = shortlist_features(ar, cases, short) if getattr(agent, 'reads_signals', True) else [np.zeros((len(s), 0)) for s in short]   # `ProposedOrder` reads none
+    feats = shortlist_features(ar, cases, short) if agent.reads_signals else [np.zeros((len(s), 0)) for s in short]   # `ProposedOrder` reads none
     for o, s, F in zip(orders, short, feats):
         sc = np.asarray(agent.score(F), np.float64); k = np.lexsort((np.arange(len(s)), -sc))
         rest = [items[j] for j in o[len(s):]]
