@@ -153,6 +153,7 @@ def fit_order_model(sequences:dict, # key (a user) -> item ids, oldest first
                     batch_size:int=256, # windows per step
                     patience:int=10, # epochs without a better held-out NDCG@10 before stopping
                     patience_steps:int=0, # ...and at least this many optimizer steps (a plateau is a number of steps, not epochs: small data has few steps an epoch)
+                    min_steps:int=0, # no stop before this many optimizer steps in all, and the epoch cap grows to reach them (a floor on training, where `patience_steps` sets every plateau's length)
                     seed:int=0, # seeds the weights, the batches and dropout
                     threads:int=1, # torch CPU threads while training (1: the same weights on every machine with the same torch)
                     **hp, # `OrderModel`'s network sizes (dim, layers, heads, max_len, dropout, attn_dropout, inner)
@@ -167,12 +168,13 @@ def fit_order_model(sequences:dict, # key (a user) -> item ids, oldest first
     X, Y, lens, _ = windows([s[:-1] for s in seqs], L)
     vh, vt = model._encode([[model.items[i - 1] for i in s[:-1]] for s in held]), np.array([s[-1] - 1 for s in held])   # encoded once
     steps = -(-len(X) // batch_size); wait = max(patience, -(-patience_steps // steps))   # optimizer steps an epoch; epochs without a better held-out NDCG@10 before stopping
+    last = max(epochs, -(-min_steps // steps))   # the epoch cap, grown to reach `min_steps`
     before = torch.get_num_threads(); torch.set_num_threads(threads)
     try:
         torch.manual_seed(seed); rng = np.random.default_rng(seed); net = model.net
         opt = torch.optim.Adam(net.parameters(), lr=lr, foreach=True)
         best, best_ep, best_state, bad, t0, ep, curve = -1.0, 0, None, 0, time.time(), 0, []
-        for ep in range(1, epochs + 1):
+        for ep in range(1, last + 1):
             net.train(); perm = rng.permutation(len(X))
             for s in range(0, len(perm), batch_size):
                 b = perm[s:s + batch_size]; lm = int(lens[b].max())
@@ -183,11 +185,11 @@ def fit_order_model(sequences:dict, # key (a user) -> item ids, oldest first
             if nd > best: best, best_ep, best_state, bad = nd, ep, copy.deepcopy(net.state_dict()), 0
             else:
                 bad += 1
-                if bad >= wait: break
+                if bad >= wait and ep * steps >= min_steps: break
         net.load_state_dict(best_state); net.eval()
     finally: torch.set_num_threads(before)
     model.info = dict(seed=seed, sequences=len(seqs), items=len(items), windows=len(X), epochs=epochs, lr=lr, batch_size=batch_size, patience=patience,
-                      **({'patience_steps': patience_steps} if patience_steps else {}), steps_per_epoch=steps,
+                      **({'patience_steps': patience_steps} if patience_steps else {}), **({'min_steps': min_steps} if min_steps else {}), steps_per_epoch=steps,
                       epochs_run=ep, best_epoch=best_ep, held_out_ndcg10=round(best, 5), train_seconds=round(time.time() - t0, 2),
                       popularity_ndcg10=round(popularity_ndcg10([s[:-1] for s in seqs], vt, len(items)), 5), curve=curve)
     return model
@@ -248,7 +250,7 @@ def refit_options(model:OrderModel, # a trained model
                  )->dict:
     "`fit_order_model`'s options that train `model` again the way it was trained: its items, sizes and training settings."
     i = model.info
-    return dict(items=model.items, **{k: i[k] for k in ('epochs', 'lr', 'batch_size', 'patience', 'patience_steps', 'seed') if k in i}, **model.hp)
+    return dict(items=model.items, **{k: i[k] for k in ('epochs', 'lr', 'batch_size', 'patience', 'patience_steps', 'min_steps', 'seed') if k in i}, **model.hp)
 
 def refit_order(model:OrderModel, # the model to train again
                 sequences:dict, # the sequences it should learn from now

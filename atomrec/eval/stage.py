@@ -20,7 +20,7 @@ __all__ = ['CATALOGUE_ORDER', 'CATALOGUE_SHORTLIST', 'weight_grid', 'stage_order
            'stage_recall', 'fit_stage', 'rank_stage', 'start_catalogue', 'fit_catalogue', 'rank_catalogue']
 
 # %% ../../nbs/eval/24b_stage.ipynb #9e49e3ac
-CATALOGUE_ORDER = dict(epochs=100, lr=1e-3, batch_size=256, patience=10, patience_steps=1000, max_len=50)   # the catalogue's order model: the `sasrec` baseline's recipe, and no stop inside the first 1,000 steps' plateau
+CATALOGUE_ORDER = dict(epochs=100, lr=1e-3, batch_size=256, patience=10, min_steps=1000, max_len=50)   # the catalogue's order model: the `sasrec` baseline's recipe, and at least 1,000 steps before any stop
 CATALOGUE_SHORTLIST = 300   # items the rank agent orders per case; the rest of the catalogue follows in the stage's order
 
 def weight_grid(request:bool, # is there a request source to weigh
@@ -64,7 +64,7 @@ def start_catalogue_order(frame:pd.DataFrame, # the shared build's interactions 
     from atomrec.order import OrderModel, fit_order_soon
     recipe = {**CATALOGUE_ORDER, **kw}
     if (Path(folder)/'order.json').exists():
-        om = OrderModel.load(folder); saved = {'patience_steps': 0, **om.hp, **om.info}   # `info` names patience_steps only when it is not 0
+        om = OrderModel.load(folder); saved = {'patience_steps': 0, 'min_steps': 0, **om.hp, **om.info}   # `info` names patience_steps and min_steps only when they are not 0
         if differs := {k: (saved.get(k), v) for k, v in {**recipe, 'seed': seed}.items() if saved.get(k) != v}:
             raise AtomRecError(f"{folder}: the order model saved there was trained with another recipe (saved, asked: {differs}); "
                                "delete the folder to train it again, or run with the options it was trained with")
