@@ -209,6 +209,7 @@ def prepare_reads(self:AtomRec)->AtomRec:
 @patch
 def recommend_many(self:AtomRec, cases:pd.DataFrame, # user_id, candidates, optional instruction
                    return_features:bool=False, # each case's signal matrix instead of its `Recommendation`
+                   with_evidence:bool=False, # with `return_features`: each case's (evidence synthesis, signal matrix), for `explain`
                   )->list:
     "Recommend for a batch of cases (user_id, candidates, instruction), encoding the queries in one batch."
     instr = cases['instruction'] if 'instruction' in cases else [None] * len(cases)
@@ -218,7 +219,9 @@ def recommend_many(self:AtomRec, cases:pd.DataFrame, # user_id, candidates, opti
     if self.cfg.query == 'text': Q = self.enc.encode_queries(texts)   # each alone: the same bits `recommend` computes
     else: Q = [self.query_vector(str(u), r, RQ.get(r)) for u, r in zip(cases.user_id, reqs)]
     jobs = list(zip(Q, texts, cases.user_id, cases.candidates, instr, reqs))
-    if return_features: return [self._evidence(str(u), [str(x) for x in c], q, t, RQ.get(r))[2] for q, t, u, c, i, r in jobs]
+    if return_features:
+        out = [self._evidence(str(u), [str(x) for x in c], q, t, RQ.get(r)) for q, t, u, c, i, r in jobs]
+        return [(ev, F) for ev, _, F in out] if with_evidence else [F for _, _, F in out]
     one = lambda j: self.recommend(str(j[2]), list(j[3]), j[4], qvec=j[0], rvec=RQ.get(j[5]))
     if getattr(self.mem, 'map', None) is not None and self.items is not None:   # cases at once: the item notes their candidates lack are made first, together (a reader must not write)
         self.add_items(list(dict.fromkeys(str(c) for cs in cases.candidates for c in cs)))

@@ -95,10 +95,11 @@ def stage_lists(ar, # the memory (`AtomRec`)
 def shortlist_features(ar, # the memory
                        cases:pd.DataFrame, # user_id, optional instruction
                        shortlists:list, # per case the item ids to score
+                       with_evidence:bool=False, # each case's (evidence synthesis, signal matrix) instead: `explain` reads the synthesis
                       )->list:
     "Each case's signal matrix over its shortlist (`AtomRec.features` columns, `feature_names` order)."
     c2 = cases.copy(); c2['candidates'] = [list(s) for s in shortlists]
-    return ar.recommend_many(c2, return_features=True)
+    return ar.recommend_many(c2, return_features=True, with_evidence=with_evidence)
 
 class catalogue_order:
     "Within it, memory `ar` reads `model` as its order model (the catalogue's); the memory's own comes back after."
@@ -160,18 +161,20 @@ def rank_stage(ar, # the memory to rank from (its order model: the catalogue's, 
                agent, # the rank agent (`score(features)`): the catalogue's, or the 10-candidate one
                n:int=CATALOGUE_SHORTLIST, # items the rank agent orders
               )->list[dict]:
-    "Per case: `ranking` (every unseen item, best first), `scores`, `evidence` (the sources of the first three)."
+    "Per case: `ranking` (every unseen item, best first), `scores`, `evidence` (the first three's places in the stage's order and their evidence paths, the synthesis's facets)."
     items, orders = stage_lists(ar, cases, weights)
     short = [[items[j] for j in o[:n]] for o in orders]
     out = []
-    feats = shortlist_features(ar, cases, short) if agent.reads_signals else [np.zeros((len(s), 0)) for s in short]   # `ProposedOrder` reads none
-    for o, s, F in zip(orders, short, feats):
+    evs = shortlist_features(ar, cases, short, with_evidence=True)   # the synthesis over the shortlist: the paths of what is returned (the signals too, which `ProposedOrder` does not read)
+    for o, s, (ev, F), u in zip(orders, short, evs, cases.user_id.astype(str)):
+        if not agent.reads_signals: F = np.zeros((len(s), 0))
         sc = np.asarray(agent.score(F), np.float64); k = np.lexsort((np.arange(len(s)), -sc))
         rest = [items[j] for j in o[len(s):]]
         low = float(sc.min()) if len(sc) else 0.0
         ranking = [s[i] for i in k] + rest
         scores = [float(sc[i]) for i in k] + (low - 1 - np.arange(len(rest))).tolist()
-        out.append(dict(ranking=ranking, scores=scores, evidence=dict(stage_place={s[i]: int(i) for i in k[:3]})))
+        paths = ar.explain(u, ranking[:3], ev)   # as `AtomRec.recommend` gives a shortlist's: the paths of what is returned
+        out.append(dict(ranking=ranking, scores=scores, evidence=dict(stage_place={s[i]: int(i) for i in k[:3]}, paths=paths, facets=ev.facets[:10])))
     return out
 
 # %% ../../nbs/eval/24b_stage.ipynb #b5dea58b
