@@ -221,8 +221,9 @@ def view(self, n:AtomicNote, # a note
         if len(self._views) >= 50_000: self._views.clear()
         strip = lambda s, mark='': _strip(s, bad, mark) if s and not bad.isdisjoint(tokens(s)) else s
         keep = lambda ts: [t for t in ts if bad.isdisjoint(tokens(t))]
-        v = self._views[key] = n.copy()
+        v = n.copy()
         v.content, v.keywords, v.tags, v.context, v.links = strip(n.content, '…'), keep(n.keywords), keep(n.tags), strip(n.context), [(j, strip(r)) for j, r in n.links]
+        self._views[key] = v   # only once it holds nothing withheld: readers on other threads take it from here
     return v
 
 @patch_to(Crossing)
